@@ -1,0 +1,29 @@
+package wakewheel
+
+import "time"
+
+// Alert is a recorded problem that an operator should see: a failed or
+// panicking action, a retry budget spent, a conflict that survived its one
+// retry, a watcher that fell back to polling. Alerts are persisted in a
+// bounded log and listed by `wakewheel alerts`.
+type Alert struct {
+	Seq     uint64    `json:"seq"`     // assigned by the store, increasing
+	Time    time.Time `json:"time"`    // when it was raised
+	Code    string    `json:"code"`    // stable machine name, e.g. "action_failed", "auto_reconcile_conflict"
+	Key     string    `json:"key"`     // the deadline key involved, if any
+	Kind    string    `json:"kind"`    // the deadline kind involved, if any
+	Message string    `json:"message"` // what happened, for a human
+}
+
+// Fire records one completed action: a deadline that fell due and whose
+// handler finished (whatever the outcome). The store writes it in the same
+// batch that retires the deadline, so a crash can never leave a fired
+// record without its deadline retired, or the reverse.
+type Fire struct {
+	Seq     uint64    `json:"seq"`     // assigned by the store, increasing
+	Key     string    `json:"key"`     // deadline key
+	Kind    string    `json:"kind"`    // deadline kind
+	At      time.Time `json:"at"`      // when it was due
+	Fired   time.Time `json:"fired"`   // when the runner fired it
+	Outcome string    `json:"outcome"` // done, retry, yield, conflict, failure
+}
