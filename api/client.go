@@ -1,0 +1,124 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"time"
+
+	"github.com/wakewheel/wakewheel"
+)
+
+// ErrDaemonDown means nothing answers on the socket.
+var ErrDaemonDown = errors.New("api: the daemon is not running")
+
+// Client talks to a daemon over its unix socket.
+type Client struct {
+	socket string
+	http   *http.Client
+}
+
+// NewClient returns a client for the daemon listening on socket.
+func NewClient(socket string) *Client {
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		},
+		MaxIdleConns: 4,
+	}
+	return &Client{socket: socket, http: &http.Client{Transport: tr, Timeout: RequestTimeout + 5*time.Second}}
+}
+
+// Do sends one request with an optional JSON body and decodes the JSON
+// answer into out. An error answer comes back as *Error.
+func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://wakewheel"+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+			return fmt.Errorf("%w (no daemon answers on %s; start one with `wakewheel daemon`)", ErrDaemonDown, c.socket)
+		}
+		return fmt.Errorf("api: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("api: read answer: %w", err)
+	}
+	if resp.StatusCode >= 300 {
+		var e Error
+		if json.Unmarshal(data, &e) == nil && e.Err.Message != "" {
+			return &e
+		}
+		return fmt.Errorf("api: %s %s: HTTP %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(data))
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("api: decode answer of %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+// Status fetches the daemon's status.
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	var st Status
+	return st, c.Do(ctx, http.MethodGet, "/v1/status", nil, &st)
+}
+
+// Deadlines lists pending deadlines whose key starts with prefix.
+func (c *Client) Deadlines(ctx context.Context, prefix string) ([]Deadline, error) {
+	var out []Deadline
+	return out, c.Do(ctx, http.MethodGet, "/v1/deadlines?prefix="+url.QueryEscape(prefix), nil, &out)
+}
+
+// Remind creates or moves a reminder.
+func (c *Client) Remind(ctx context.Context, req ReminderRequest) (ReminderResult, error) {
+	var out ReminderResult
+	return out, c.Do(ctx, http.MethodPost, "/v1/reminders", req, &out)
+}
+
+// CancelReminder removes a reminder.
+func (c *Client) CancelReminder(ctx context.Context, name string, sync bool) (ReminderResult, error) {
+	var out ReminderResult
+	path := "/v1/reminders/" + url.PathEscape(name)
+	if sync {
+		path += "?sync=true"
+	}
+	return out, c.Do(ctx, http.MethodDelete, path, nil, &out)
+}
+
+// Alerts lists the newest alerts, oldest first.
+func (c *Client) Alerts(ctx context.Context, limit int) ([]wakewheel.Alert, error) {
+	var out []wakewheel.Alert
+	return out, c.Do(ctx, http.MethodGet, fmt.Sprintf("/v1/alerts?limit=%d", limit), nil, &out)
+}
+
+// Fires lists finished runs after seq.
+func (c *Client) Fires(ctx context.Context, after uint64, limit int) ([]wakewheel.Fire, error) {
+	var out []wakewheel.Fire
+	return out, c.Do(ctx, http.MethodGet, fmt.Sprintf("/v1/fires?after=%d&limit=%d", after, limit), nil, &out)
+}

@@ -1,0 +1,210 @@
+package api
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/scheduler"
+)
+
+// ReminderKind is the kind of every deadline created through the API, and
+// ReminderPrefix the namespace of their keys.
+const (
+	ReminderKind   = "reminder"
+	ReminderPrefix = "reminder/"
+	maxNameLen     = 200
+)
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
+	st := Status{Version: s.info.Version, PID: os.Getpid(), Started: s.info.Started,
+		StoreDir: s.info.StoreDir, Socket: s.info.Socket, ByKind: map[string]int{}}
+	err := s.runner.Do(r.Context(), func(e *scheduler.Engine, now time.Time) {
+		stats := e.Stats()
+		st.Pending, st.Waiting, st.Reloaded = e.Len(), e.Waiting(), stats.Reloaded
+		st.Fired, st.Runs, st.Outcomes, st.Alerts = stats.Fired, stats.Runs, stats.Outcomes, stats.Alerts
+		if next, ok := e.Next(); ok {
+			st.NextDue = &next
+		}
+		for _, d := range e.Pending() {
+			st.ByKind[d.Kind]++
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if alerts, err := s.records.Alerts(1); err == nil && len(alerts) > 0 {
+		st.LastAlert = &alerts[len(alerts)-1]
+	}
+	return writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) error {
+	prefix := r.URL.Query().Get("prefix")
+	var out []Deadline
+	err := s.runner.Do(r.Context(), func(e *scheduler.Engine, now time.Time) {
+		for _, d := range e.Pending() {
+			if strings.HasPrefix(d.Key, prefix) {
+				out = append(out, toAPI(d))
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		out = []Deadline{}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func toAPI(d deadlines.Deadline) Deadline {
+	out := Deadline{Key: d.Key, Kind: d.Kind, At: d.At}
+	if !d.Since.IsZero() {
+		since := d.Since
+		out.Since = &since
+	}
+	return out
+}
+
+func (s *Server) remind(w http.ResponseWriter, r *http.Request) error {
+	var req ReminderRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	m, in, err := req.mutation()
+	if err != nil {
+		return err
+	}
+	return s.applyReminder(w, r, m, in, req.Sync)
+}
+
+func (s *Server) cancelReminder(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	if err := validName(name); err != nil {
+		return err
+	}
+	sync := r.URL.Query().Get("sync") == "true"
+	return s.applyReminder(w, r, scheduler.Mutation{Op: scheduler.OpCancel, Key: ReminderPrefix + name}, 0, sync)
+}
+
+// applyReminder applies m on the loop; a push "in" a delay is resolved
+// against the daemon's clock there.
+func (s *Server) applyReminder(w http.ResponseWriter, r *http.Request, m scheduler.Mutation, in time.Duration, sync bool) error {
+	var applied scheduler.Applied
+	var applyErr error
+	err := s.runner.Do(r.Context(), func(e *scheduler.Engine, now time.Time) {
+		if m.Op == scheduler.OpPush && m.At.IsZero() {
+			m.At = now.Add(in)
+		}
+		applied, applyErr = e.Apply(now, m)
+	})
+	if err != nil {
+		return err
+	}
+	if applyErr != nil {
+		return applyErr
+	}
+	res := ReminderResult{Key: m.Key, Changed: applied.Changed, Pending: applied.Pending}
+	if applied.Pending {
+		res.At = &applied.At
+	}
+	if sync {
+		if err := s.records.Sync(); err != nil {
+			return err
+		}
+		res.Synced = true
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+// mutation turns a reminder request into an engine mutation, and the delay
+// of a push relative to now ("in").
+func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, err error) {
+	if err := validName(req.Name); err != nil {
+		return m, 0, err
+	}
+	m = scheduler.Mutation{Key: ReminderPrefix + req.Name, Kind: ReminderKind}
+	if req.Message != "" {
+		m.Payload = []byte(req.Message)
+	}
+	set := 0
+	for _, v := range []string{req.In, req.At, req.Window} {
+		if v != "" {
+			set++
+		}
+	}
+	if set != 1 {
+		return m, 0, badf("reminder %q: give exactly one of in, at, window", req.Name)
+	}
+	switch {
+	case req.In != "":
+		d, err := time.ParseDuration(req.In)
+		if err != nil || d < 0 {
+			return m, 0, badf("reminder %q: in=%q is not a non-negative duration like 90s or 2h", req.Name, req.In)
+		}
+		m.Op, in = scheduler.OpPush, d
+	case req.At != "":
+		t, err := time.Parse(time.RFC3339Nano, req.At)
+		if err != nil {
+			return m, 0, badf("reminder %q: at=%q is not an RFC 3339 time like 2026-12-01T09:00:00Z", req.Name, req.At)
+		}
+		m.Op, m.At = scheduler.OpPush, t
+	default:
+		d, err := time.ParseDuration(req.Window)
+		if err != nil || d <= 0 {
+			return m, 0, badf("reminder %q: window=%q is not a positive duration", req.Name, req.Window)
+		}
+		m.Op, m.Window, m.Cap = scheduler.OpExtend, d, d
+		if req.Cap != "" {
+			c, err := time.ParseDuration(req.Cap)
+			if err != nil || c < d {
+				return m, 0, badf("reminder %q: cap=%q must be a duration at least the window %s", req.Name, req.Cap, d)
+			}
+			m.Cap = c
+		}
+	}
+	return m, in, nil
+}
+
+func validName(name string) error {
+	if name == "" || len(name) > maxNameLen {
+		return badf("reminder name %q: want 1..%d characters", name, maxNameLen)
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return badf("reminder name %q contains a control character", name)
+		}
+	}
+	return nil
+}
+
+func (s *Server) alerts(w http.ResponseWriter, r *http.Request) error {
+	limit, err := queryInt(r, "limit", 100, 10000)
+	if err != nil {
+		return err
+	}
+	alerts, err := s.records.Alerts(limit)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, alerts)
+}
+
+func (s *Server) fires(w http.ResponseWriter, r *http.Request) error {
+	limit, err := queryInt(r, "limit", 100, 100000)
+	if err != nil {
+		return err
+	}
+	after, err := queryInt(r, "after", 0, 1<<62)
+	if err != nil {
+		return err
+	}
+	fires, err := s.records.Fires(uint64(after), limit)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, fires)
+}

@@ -1,0 +1,232 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel"
+	"github.com/wakewheel/wakewheel/scheduler"
+)
+
+// Limits of one request.
+const (
+	MaxRequestBytes = 1 << 20 // 1 MiB: the largest legitimate body is a posted message
+	RequestTimeout  = 30 * time.Second
+)
+
+// Records is what the server reads from the store.
+type Records interface {
+	Alerts(limit int) ([]wakewheel.Alert, error)
+	Fires(afterSeq uint64, limit int) ([]wakewheel.Fire, error)
+	Sync() error
+}
+
+// Info describes the daemon for status.
+type Info struct {
+	Version  string
+	StoreDir string
+	Socket   string
+	Started  time.Time
+}
+
+// Server serves the API over a unix socket.
+type Server struct {
+	runner  *scheduler.Runner
+	records Records
+	info    Info
+	log     zerolog.Logger
+	mux     *http.ServeMux
+	http    *http.Server
+	// OnRequest, when set, is called for every request (traffic). It must
+	// not block and its failure never fails the request.
+	OnRequest func(verb string)
+}
+
+// NewServer returns a server over runner and records.
+func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog.Logger) *Server {
+	s := &Server{runner: runner, records: records, info: info, log: log, mux: http.NewServeMux()}
+	s.route("GET /v1/status", "status", s.status)
+	s.route("GET /v1/deadlines", "deadlines", s.deadlines)
+	s.route("POST /v1/reminders", "remind", s.remind)
+	s.route("DELETE /v1/reminders/{name}", "remind", s.cancelReminder)
+	s.route("GET /v1/alerts", "alerts", s.alerts)
+	s.route("GET /v1/fires", "fires", s.fires)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s; see `wakewheel --help`", r.Method, r.URL.Path))
+	})
+	return s
+}
+
+// Handle adds a route served under the same limits (for verbs that later
+// packages add).
+func (s *Server) Handle(pattern, verb string, h func(w http.ResponseWriter, r *http.Request) error) {
+	s.route(pattern, verb, h)
+}
+
+func (s *Server) route(pattern, verb string, h func(w http.ResponseWriter, r *http.Request) error) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error().Interface("panic", p).Str("route", pattern).Msg("request handler panicked")
+				writeError(w, http.StatusInternalServerError, "internal", "internal error; see the daemon log")
+			}
+		}()
+		s.traffic(verb)
+		r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes)
+		ctx, cancel := context.WithTimeout(r.Context(), RequestTimeout)
+		defer cancel()
+		if err := h(w, r.WithContext(ctx)); err != nil {
+			s.fail(w, err)
+		}
+	})
+}
+
+// traffic reports the request to the traffic hook, fail-open.
+func (s *Server) traffic(verb string) {
+	if s.OnRequest == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error().Interface("panic", p).Str("verb", verb).Msg("traffic hook panicked; request continues")
+		}
+	}()
+	s.OnRequest(verb)
+}
+
+// Serve listens on the unix socket at path and serves until Shutdown.
+func (s *Server) Serve(path string) error {
+	ln, err := ListenUnix(path)
+	if err != nil {
+		return err
+	}
+	s.http = &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       RequestTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ConnContext:       peerCheck(s.log),
+	}
+	err = s.http.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Handler is the server's http.Handler (for in-process tests).
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Shutdown stops accepting and waits for requests in flight.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if s.http == nil {
+		return nil
+	}
+	return s.http.Shutdown(ctx)
+}
+
+// ListenUnix creates the socket with mode 0600 in a 0700 directory. A stale
+// socket left by a dead daemon is replaced; a live one is an error.
+func ListenUnix(path string) (net.Listener, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("api: socket directory: %w", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("api: another daemon is serving on %s", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("api: remove stale socket: %w", err)
+		}
+	}
+	old := umask(0o177)
+	ln, err := net.Listen("unix", path)
+	umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("api: listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("api: chmod socket: %w", err)
+	}
+	return ln, nil
+}
+
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	var br badRequest
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("request body exceeds %d bytes", mbe.Limit))
+	case errors.As(err, &br):
+		writeError(w, http.StatusBadRequest, "bad_request", br.Error())
+	case errors.Is(err, scheduler.ErrBadKey), errors.Is(err, scheduler.ErrBadWindow), errors.Is(err, scheduler.ErrUnknownKind):
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+	case errors.Is(err, scheduler.ErrStopped):
+		writeError(w, http.StatusServiceUnavailable, "stopping", "the daemon is shutting down")
+	case errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusGatewayTimeout, "timeout", "the request timed out")
+	default:
+		s.log.Error().Err(err).Msg("request failed")
+		writeError(w, http.StatusInternalServerError, "internal", err.Error())
+	}
+}
+
+// badRequest marks a caller's mistake.
+type badRequest struct{ msg string }
+
+func (b badRequest) Error() string { return b.msg }
+
+func badf(format string, args ...any) error { return badRequest{fmt.Sprintf(format, args...)} }
+
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	return json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	var e Error
+	e.Err.Code, e.Err.Message = code, msg
+	_ = writeJSON(w, status, e)
+}
+
+// decode reads one JSON object into v, rejecting unknown fields and
+// trailing data with a message that says what was wrong.
+func decode(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return badf("malformed JSON body: %v", err)
+	}
+	if dec.More() {
+		return badf("malformed JSON body: more than one JSON value")
+	}
+	return nil
+}
+
+func queryInt(r *http.Request, name string, def, max int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > max {
+		return 0, badf("query parameter %s=%q: want an integer 0..%d", name, v, max)
+	}
+	return n, nil
+}

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"time"
+
+	"github.com/wakewheel/wakewheel"
+)
+
+// Version of the API, the path prefix of every route.
+const Version = "v1"
+
+// Status is the daemon's answer to GET /v1/status.
+type Status struct {
+	Version   string            `json:"version"`
+	PID       int               `json:"pid"`
+	Started   time.Time         `json:"started"`
+	StoreDir  string            `json:"store_dir"`
+	Socket    string            `json:"socket"`
+	Pending   int               `json:"pending"`
+	Waiting   int               `json:"waiting"`
+	NextDue   *time.Time        `json:"next_due,omitempty"`
+	Reloaded  int               `json:"reloaded"`
+	Fired     uint64            `json:"fired"`
+	Runs      uint64            `json:"runs"`
+	Outcomes  map[string]uint64 `json:"outcomes"`
+	Alerts    uint64            `json:"alerts"`
+	ByKind    map[string]int    `json:"pending_by_kind"`
+	LastAlert *wakewheel.Alert  `json:"last_alert,omitempty"`
+}
+
+// Deadline is one pending deadline as the API shows it.
+type Deadline struct {
+	Key   string     `json:"key"`
+	Kind  string     `json:"kind"`
+	At    time.Time  `json:"at"`
+	Since *time.Time `json:"since,omitempty"`
+}
+
+// ReminderRequest is the body of POST /v1/reminders: create or move the
+// deadline "reminder/<Name>". Exactly one of In, At, Window is set:
+//   - In or At: push (fire no later than);
+//   - Window (with Cap, default Window): extend the sliding window.
+//
+// Sync makes the change durable (fsync) before the answer.
+type ReminderRequest struct {
+	Name    string `json:"name"`
+	In      string `json:"in,omitempty"`     // a Go duration, e.g. "90s"
+	At      string `json:"at,omitempty"`     // RFC 3339
+	Window  string `json:"window,omitempty"` // a Go duration
+	Cap     string `json:"cap,omitempty"`    // a Go duration
+	Message string `json:"message,omitempty"`
+	Sync    bool   `json:"sync,omitempty"`
+}
+
+// ReminderResult answers a reminder change.
+type ReminderResult struct {
+	Key     string     `json:"key"`
+	Changed bool       `json:"changed"`
+	Pending bool       `json:"pending"`
+	At      *time.Time `json:"at,omitempty"`
+	Synced  bool       `json:"synced"`
+}
+
+// Error is the body of every failed request.
+type Error struct {
+	Err struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (e *Error) Error() string { return e.Err.Message }

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+// client returns an API client for the configured socket.
+func (a *app) client(cmd *cobra.Command) (*api.Client, error) {
+	cfg, _, err := a.config(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return api.NewClient(cfg.Engine.SocketPath), nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (a *app) statusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the daemon is doing",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.client(cmd)
+			if err != nil {
+				return err
+			}
+			st, err := c.Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(os.Stdout, st)
+			}
+			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintf(w, "daemon\t%s, pid %d, up %s\n", st.Version, st.PID, time.Since(st.Started).Round(time.Second))
+			fmt.Fprintf(w, "store\t%s\n", st.StoreDir)
+			fmt.Fprintf(w, "socket\t%s\n", st.Socket)
+			fmt.Fprintf(w, "pending\t%d deadlines%s\n", st.Pending, byKind(st.ByKind))
+			if st.NextDue != nil {
+				fmt.Fprintf(w, "next due\t%s (in %s)\n", st.NextDue.Local().Format(time.DateTime), time.Until(*st.NextDue).Round(time.Millisecond))
+			} else {
+				fmt.Fprintf(w, "next due\tnothing pending: the daemon sleeps\n")
+			}
+			fmt.Fprintf(w, "fired\t%d deadlines, %d runs %v, %d waiting\n", st.Fired, st.Runs, st.Outcomes, st.Waiting)
+			fmt.Fprintf(w, "alerts\t%d since start\n", st.Alerts)
+			if st.LastAlert != nil {
+				fmt.Fprintf(w, "last alert\t%s %s: %s\n", st.LastAlert.Code, st.LastAlert.Key, st.LastAlert.Message)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func byKind(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s %d", k, v))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func (a *app) deadlinesCmd() *cobra.Command {
+	var asJSON bool
+	var prefix string
+	cmd := &cobra.Command{
+		Use:   "deadlines",
+		Short: "List pending deadlines with their due times",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.client(cmd)
+			if err != nil {
+				return err
+			}
+			ds, err := c.Deadlines(cmd.Context(), prefix)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(os.Stdout, ds)
+			}
+			if len(ds) == 0 {
+				fmt.Println("no pending deadlines")
+				return nil
+			}
+			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "KEY\tKIND\tDUE\tIN")
+			for _, d := range ds {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Key, d.Kind, d.At.Local().Format("2006-01-02 15:04:05.000"), time.Until(d.At).Round(time.Millisecond))
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&prefix, "prefix", "", "only keys starting with this")
+	return cmd
+}
+
+func (a *app) remindCmd() *cobra.Command {
+	var req api.ReminderRequest
+	var cancel, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "remind NAME (--in D | --at TIME | --window D [--cap D] | --cancel)",
+		Short: "Create, move or cancel a reminder (the deadline reminder/NAME)",
+		Long: `Create, move or cancel a reminder: a deadline in the reminder namespace
+whose firing is logged and recorded.
+
+  --in 90s          fire no later than 90s from now (pulls an existing one earlier)
+  --at TIME         fire no later than TIME (RFC 3339)
+  --window 5m       slide: fire after 5m without another --window call...
+  --cap 1h          ...but no later than 1h after the first one
+  --sync            make it durable (fsync) before answering`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.client(cmd)
+			if err != nil {
+				return err
+			}
+			var res api.ReminderResult
+			if cancel {
+				res, err = c.CancelReminder(cmd.Context(), args[0], req.Sync)
+			} else {
+				req.Name = args[0]
+				res, err = c.Remind(cmd.Context(), req)
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(os.Stdout, res)
+			}
+			switch {
+			case res.Pending:
+				fmt.Printf("%s due %s (in %s)\n", res.Key, res.At.Local().Format("2006-01-02 15:04:05.000"), time.Until(*res.At).Round(time.Millisecond))
+			case res.Changed:
+				fmt.Printf("%s cancelled\n", res.Key)
+			default:
+				fmt.Printf("%s was not pending\n", res.Key)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.In, "in", "", "fire no later than this long from now")
+	f.StringVar(&req.At, "at", "", "fire no later than this RFC 3339 time")
+	f.StringVar(&req.Window, "window", "", "sliding window")
+	f.StringVar(&req.Cap, "cap", "", "cap of the sliding window (default: the window)")
+	f.StringVar(&req.Message, "message", "", "text logged when it fires")
+	f.BoolVar(&req.Sync, "sync", false, "durable before the answer")
+	f.BoolVar(&cancel, "cancel", false, "cancel the reminder")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (a *app) alertsCmd() *cobra.Command {
+	var asJSON bool
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "alerts",
+		Short: "List the alert log, oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.client(cmd)
+			if err != nil {
+				return err
+			}
+			alerts, err := c.Alerts(cmd.Context(), limit)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(os.Stdout, alerts)
+			}
+			if len(alerts) == 0 {
+				fmt.Println("no alerts")
+				return nil
+			}
+			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			for _, al := range alerts {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", al.Time.Local().Format(time.DateTime), al.Code, al.Key, al.Message)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().IntVar(&limit, "limit", 100, "how many of the newest alerts")
+	return cmd
+}
+
+func (a *app) repairCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "repair",
+		Short: "Recover what can be read of a corrupt store (stop the daemon first)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, _, err := a.config(cmd)
+			if err != nil {
+				return err
+			}
+			if err := store.Repair(cfg.Engine.StoreDir); err != nil {
+				return err
+			}
+			fmt.Printf("store %s recovered\n", cfg.Engine.StoreDir)
+			return nil
+		},
+	}
+}

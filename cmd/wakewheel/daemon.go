@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/scheduler"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+func (a *app) daemonCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "daemon",
+		Short: "Run the engine: the store, the timing wheel, the worker and the socket API",
+		Long: `Run the engine in the foreground until SIGTERM or SIGINT.
+
+With no configuration it keeps its store under $XDG_STATE_HOME/wakewheel
+(~/.local/state/wakewheel) and listens on a unix socket (mode 0600) that the
+other verbs use. On SIGTERM or SIGINT it stops accepting requests, lets the
+running action finish or cancels it, flushes the store and exits 0.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, _, err := a.config(cmd)
+			if err != nil {
+				return err
+			}
+			log := newLogger(cfg.Log, os.Stderr)
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return runDaemon(ctx, cfg, log)
+		},
+	}
+}
+
+// runDaemon serves until ctx ends, then shuts down in order: API, runner,
+// store (which flushes its write-behind).
+func runDaemon(ctx context.Context, cfg configs.Config, log zerolog.Logger) error {
+	clk := clock.Real{}
+	started := clk.Now()
+	db, err := store.Open(cfg.Engine.StoreDir, store.Options{FlushInterval: cfg.Engine.FlushInterval})
+	if err != nil {
+		if errors.Is(err, store.ErrCorrupt) {
+			return exitError{code: 3, err: err}
+		}
+		return err
+	}
+	defer func() {
+		if err := db.Close(); err != nil {
+			log.Error().Err(err).Msg("closing the store")
+		}
+	}()
+
+	eng, err := scheduler.NewEngine(db, scheduler.Options{
+		Tick:          cfg.Engine.Tick,
+		RetryBase:     cfg.Engine.RetryBase,
+		RetryCap:      cfg.Engine.RetryCap,
+		RetryAttempts: cfg.Engine.RetryAttempts,
+		ActionTimeout: cfg.Engine.ActionTimeout,
+		Logger:        log,
+	}, started)
+	if err != nil {
+		return err
+	}
+	eng.Register(api.ReminderKind, reminderHandler(log))
+	overdue := 0
+	for _, d := range eng.Pending() {
+		if !d.At.After(started) {
+			overdue++
+		}
+	}
+	log.Info().Str("store", cfg.Engine.StoreDir).Int("reloaded", eng.Len()).Int("overdue", overdue).
+		Dur("tick", cfg.Engine.Tick).Msg("store opened")
+
+	runner := scheduler.Start(eng, clk)
+	defer runner.Stop()
+
+	srv := api.NewServer(runner, db, api.Info{Version: version, StoreDir: cfg.Engine.StoreDir,
+		Socket: cfg.Engine.SocketPath, Started: started}, log)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(cfg.Engine.SocketPath) }()
+	log.Info().Str("socket", cfg.Engine.SocketPath).Int("pid", os.Getpid()).Str("version", version).Msg("listening")
+
+	select {
+	case err := <-serveErr:
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	log.Info().Msg("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		log.Warn().Err(err).Msg("requests still in flight at shutdown")
+	}
+	os.Remove(cfg.Engine.SocketPath)
+	return nil
+}
+
+// reminderHandler runs reminders: it logs the reminder with its message.
+// The fire record the runner keeps is how a caller sees that it fired.
+func reminderHandler(log zerolog.Logger) scheduler.Handler {
+	return func(_ context.Context, f scheduler.Firing) scheduler.Outcome {
+		log.Info().Str("key", f.Deadline.Key).Time("due", f.Deadline.At).
+			Dur("late", f.Now.Sub(f.Deadline.At)).Str("message", string(f.Deadline.Payload)).Msg("reminder")
+		return scheduler.Succeeded()
+	}
+}

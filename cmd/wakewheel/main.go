@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/wakewheel/wakewheel/configs"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	if err := newRoot().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "wakewheel:", err)
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		os.Exit(1)
+	}
+}
+
+// exitError carries a specific exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// app is what every subcommand shares: the flags that locate the config.
+type app struct {
+	configFile string
+	root       *cobra.Command
+}
+
+func newRoot() *cobra.Command {
+	a := &app{}
+	root := &cobra.Command{
+		Use:           "wakewheel",
+		Short:         "A cron-free scheduler engine for developer hosts and their coding agents",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	a.root = root
+	root.PersistentFlags().StringVar(&a.configFile, "config", "", "config file (default: $XDG_CONFIG_HOME/wakewheel/config.yaml when it exists)")
+	configs.AddFlags(root.PersistentFlags())
+	root.AddCommand(
+		a.daemonCmd(),
+		a.statusCmd(),
+		a.deadlinesCmd(),
+		a.remindCmd(),
+		a.alertsCmd(),
+		a.repairCmd(),
+	)
+	return root
+}
+
+// config loads the effective configuration: flag > env > file > default.
+func (a *app) config(cmd *cobra.Command) (configs.Config, *configs.Effective, error) {
+	return configs.Load(configs.LoadOptions{File: a.configFile, Flags: cmd.Flags()})
+}

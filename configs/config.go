@@ -1,0 +1,69 @@
+package configs
+
+import "time"
+
+// Config is the resolved configuration of wakewheel: plain values with no
+// viper in sight. cmd/ hands its parts to the packages that need them
+// (Engine to the scheduler, Detect to the detectors, and so on).
+//
+// Every field is registered in the settings table of registry.go, which
+// holds its key, default, range and reason.
+type Config struct {
+	Engine      Engine
+	Log         Log
+	Detect      Detect
+	Obligations Obligations
+	Metrics     Metrics
+}
+
+// Engine holds the runner's settings (keys engine.*).
+type Engine struct {
+	Tick          time.Duration // engine.tick
+	FlushInterval time.Duration // engine.flush_interval
+	StoreDir      string        // engine.store_dir
+	SocketPath    string        // engine.socket_path
+	RetryBase     time.Duration // engine.retry_base
+	RetryCap      time.Duration // engine.retry_cap
+	RetryAttempts int           // engine.retry_attempts
+	ActionTimeout time.Duration // engine.action_timeout
+}
+
+// Log holds the logger's settings (keys log.*).
+type Log struct {
+	Level  string // log.level: trace, debug, info, warn or error
+	Format string // log.format: auto, console or json
+}
+
+// Detect holds the detectors' windows and budgets (keys detect.*).
+type Detect struct {
+	BurstSilence   time.Duration // detect.burst_silence
+	BurstCap       time.Duration // detect.burst_cap
+	ReconcileQuiet time.Duration // detect.reconcile_quiet
+	ReconcileCap   time.Duration // detect.reconcile_cap
+	DrainBudget    int           // detect.drain_budget
+	IndexLockWait  time.Duration // detect.index_lock_wait
+	WatchBudget    int           // detect.watch_budget
+}
+
+// Obligations holds the wake doctrine's per-class timing (keys obligations.*).
+type Obligations struct {
+	Human   Class // obligations.human.*
+	Peer    Class // obligations.peer.*
+	Digest  Class // obligations.digest.*
+	Alert   Class // obligations.alert.*
+	MaxBody int   // obligations.max_body, in bytes
+}
+
+// Class is the timing of one obligation class: while a lane holds
+// unconsumed obligations of the class, its consumer is re-woken every
+// Cadence, and never later than SLO after the obligation was posted.
+type Class struct {
+	Cadence time.Duration
+	SLO     time.Duration
+}
+
+// Metrics holds the optional Prometheus listener's settings (keys metrics.*).
+type Metrics struct {
+	Listen      string // metrics.listen: host:port, empty for no listener
+	AllowRemote bool   // metrics.allow_remote
+}

@@ -1,0 +1,140 @@
+package obligations
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wakewheel/wakewheel/deadlines"
+)
+
+// RedeliverKind is the deadline kind of the fallback re-wake.
+const RedeliverKind = "redeliver"
+
+// RedeliverKey is the deadline key of lane's fallback re-wake for class c:
+// redeliver/<lane>/<class>.
+func RedeliverKey(lane string, c Class) string {
+	return RedeliverKind + "/" + lane + "/" + string(c)
+}
+
+// ParseRedeliverKey splits a key made by RedeliverKey.
+func ParseRedeliverKey(key string) (lane string, c Class, ok bool) {
+	rest, ok := strings.CutPrefix(key, RedeliverKind+"/")
+	if !ok {
+		return "", "", false
+	}
+	lane, cls, ok := strings.Cut(rest, "/")
+	if !ok || ValidateLane(lane) != nil || !Class(cls).Valid() {
+		return "", "", false
+	}
+	return lane, Class(cls), true
+}
+
+// Op is what the runner does with a deadline intent.
+type Op uint8
+
+const (
+	// OpPush: wheel.Push(key, kind, at, nil): fire no later than At.
+	OpPush Op = iota + 1
+	// OpReset: wheel.Reset(deadline): set At unconditionally.
+	OpReset
+	// OpCancel: wheel.Cancel(key).
+	OpCancel
+)
+
+func (o Op) String() string {
+	switch o {
+	case OpPush:
+		return "push"
+	case OpReset:
+		return "reset"
+	case OpCancel:
+		return "cancel"
+	}
+	return fmt.Sprintf("op(%d)", uint8(o))
+}
+
+// Intent is a change the runner applies to its wheel (and persists with
+// it). Only Key is meaningful for OpCancel.
+type Intent struct {
+	Op       Op
+	Deadline deadlines.Deadline
+}
+
+func (i Intent) String() string {
+	if i.Op == OpCancel {
+		return "cancel " + i.Deadline.Key
+	}
+	return fmt.Sprintf("%s %s at %s", i.Op, i.Deadline.Key, i.Deadline.At.UTC().Format(time.RFC3339Nano))
+}
+
+// WakeReason says why a wake was emitted.
+type WakeReason string
+
+const (
+	// WakePost: a new obligation raised the head; the wake id is new.
+	WakePost WakeReason = "post"
+	// WakeRedeliver: the fallback cadence ran out with obligations still
+	// unconsumed; the wake id is the one of the wake being repeated.
+	WakeRedeliver WakeReason = "redeliver"
+)
+
+// Wake tells the runner to wake the lane's waiters (and run its wake hook).
+// A consumer that already holds WakeID may ignore it.
+type Wake struct {
+	Lane   string     `json:"lane"`
+	WakeID string     `json:"wake_id"`
+	Reason WakeReason `json:"reason"`
+	Class  Class      `json:"class"` // the class that caused it
+	Head   uint64     `json:"head"`
+	At     time.Time  `json:"at"`
+}
+
+// Effects is what a call asks the runner to do, in this order:
+//
+//  1. persist Records (with fsync when Sync is set) — before acknowledging
+//     the call to its client and before anything below;
+//  2. apply Deadlines to the wheel;
+//  3. deliver Wakes to the lane's waiters;
+//  4. append Ledger entries to the ledger.
+//
+// A call that returns an error returns no effects: nothing is to be stored.
+type Effects struct {
+	Records   []Record
+	Sync      bool
+	Deadlines []Intent
+	Wakes     []Wake
+	Ledger    []Entry
+}
+
+// Empty reports whether there is nothing to do.
+func (e *Effects) Empty() bool {
+	return len(e.Records) == 0 && len(e.Deadlines) == 0 && len(e.Wakes) == 0 && len(e.Ledger) == 0
+}
+
+// Merge appends o to e (Sync if either needs it).
+func (e *Effects) Merge(o Effects) {
+	e.Records = append(e.Records, o.Records...)
+	e.Sync = e.Sync || o.Sync
+	e.Deadlines = append(e.Deadlines, o.Deadlines...)
+	e.Wakes = append(e.Wakes, o.Wakes...)
+	e.Ledger = append(e.Ledger, o.Ledger...)
+}
+
+func (e *Effects) reset(lane string, c Class, at time.Time) {
+	e.Deadlines = append(e.Deadlines, Intent{Op: OpReset, Deadline: deadlines.Deadline{
+		Key: RedeliverKey(lane, c), Kind: RedeliverKind, At: at,
+	}})
+}
+
+func (e *Effects) push(lane string, c Class, at time.Time) {
+	e.Deadlines = append(e.Deadlines, Intent{Op: OpPush, Deadline: deadlines.Deadline{
+		Key: RedeliverKey(lane, c), Kind: RedeliverKind, At: at,
+	}})
+}
+
+func (e *Effects) cancel(lane string, c Class) {
+	e.Deadlines = append(e.Deadlines, Intent{Op: OpCancel, Deadline: deadlines.Deadline{
+		Key: RedeliverKey(lane, c), Kind: RedeliverKind,
+	}})
+}

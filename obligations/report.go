@@ -1,0 +1,265 @@
+package obligations
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// SLOs are the limits a ledger is judged against.
+type SLOs struct {
+	// Class is the urgency SLO per class: a canary not consumed within its
+	// class SLO is a false negative, and the p95 event->CONSUMED and
+	// event->qualified-action of a class must not exceed it.
+	Class map[Class]time.Duration
+	// MaxNoopRate is the largest acceptable share of no-op wakes among all
+	// wakes delivered (no-op + delivery).
+	MaxNoopRate float64
+	// MaxReconciles is the largest acceptable number of reconcile entries.
+	MaxReconciles int
+}
+
+// DefaultMaxNoopRate is the no-op rate a ledger may show and still pass:
+// this engine never emits a wake for an empty lane, so no-ops come only
+// from a consumer racing its own ack against a wake; 5% leaves room for
+// that race while failing heartbeat-style waking, which mostly finds
+// nothing.
+const DefaultMaxNoopRate = 0.05
+
+// DefaultSLOs takes the class SLOs from p, DefaultMaxNoopRate, and no
+// reconcile allowed.
+func DefaultSLOs(p Policies) SLOs {
+	s := SLOs{Class: map[Class]time.Duration{}, MaxNoopRate: DefaultMaxNoopRate}
+	for _, c := range Classes {
+		s.Class[c] = p[c].SLO
+	}
+	return s
+}
+
+// slo returns the SLO of class c; an unknown class (an imported ledger may
+// lack it) gets the strictest one.
+func (s SLOs) slo(c Class) time.Duration {
+	if d, ok := s.Class[c]; ok {
+		return d
+	}
+	var strictest time.Duration
+	for _, d := range s.Class {
+		if strictest == 0 || d < strictest {
+			strictest = d
+		}
+	}
+	return strictest
+}
+
+// Metric is one component of the cut-over safety vector.
+type Metric struct {
+	Name  string  `json:"name"`
+	Class Class   `json:"class,omitempty"`
+	Unit  string  `json:"unit"` // "ratio", "count" or "seconds"
+	Value float64 `json:"value"`
+	Limit float64 `json:"limit"` // pass when Value <= Limit
+	N     int     `json:"n"`     // number of samples behind Value
+	Pass  bool    `json:"pass"`
+}
+
+// Label is the metric's name with its class, if any.
+func (m Metric) Label() string {
+	if m.Class != "" {
+		return m.Name + "[" + string(m.Class) + "]"
+	}
+	return m.Name
+}
+
+func (m Metric) format(v float64) string {
+	switch m.Unit {
+	case "seconds":
+		return (time.Duration(v * float64(time.Second))).Round(time.Second).String()
+	case "ratio":
+		return fmt.Sprintf("%.3f", v)
+	}
+	return fmt.Sprintf("%d", int64(v))
+}
+
+// Report is the cut-over safety vector of one ledger.
+type Report struct {
+	From       time.Time `json:"from,omitzero"`
+	To         time.Time `json:"to,omitzero"`
+	Posts      int       `json:"posts"`
+	Deliveries int       `json:"deliveries"`
+	Noops      int       `json:"noops"`
+	Consumed   int       `json:"consumed"`
+	Actions    int       `json:"actions"`
+	Canaries   int       `json:"canaries"`
+	Reconciles int       `json:"reconciles"`
+	Metrics    []Metric  `json:"metrics"`
+	Pass       bool      `json:"pass"` // every metric passes
+}
+
+// Metric returns the metric with the given label (see Metric.Label).
+func (r Report) Metric(label string) (Metric, bool) {
+	for _, m := range r.Metrics {
+		if m.Label() == label {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// entryKey identifies the obligation an entry is about: lane and id, or
+// lane and seq for a ledger without ids.
+func entryKey(e *Entry) string {
+	if e.ID != "" {
+		return e.Lane + "\x00i" + e.ID
+	}
+	return fmt.Sprintf("%s\x00s%d", e.Lane, e.Seq)
+}
+
+// ComputeReport computes the safety vector of a ledger: no-op rate, canary
+// false negatives (a canary not consumed within its class SLO, by the time
+// of the ledger's last entry), p95 event->CONSUMED and p95
+// event->qualified action per class, and the reconcile count, each against
+// slos. A class without samples passes (N says so).
+func ComputeReport(entries []Entry, slos SLOs) Report {
+	var r Report
+	posted := map[string]*Entry{}
+	consumedAt := map[string]time.Time{}
+	actedAt := map[string]time.Time{}
+	var latency, action [numClasses + 1][]time.Duration // last slot: unknown class
+	for i := range entries {
+		e := &entries[i]
+		if r.From.IsZero() || e.At.Before(r.From) {
+			r.From = e.At
+		}
+		if e.At.After(r.To) {
+			r.To = e.At
+		}
+		switch e.Kind {
+		case EntryPost:
+			r.Posts++
+			if _, ok := posted[entryKey(e)]; !ok {
+				posted[entryKey(e)] = e
+			}
+			if e.Canary {
+				r.Canaries++
+			}
+		case EntryDelivery:
+			r.Deliveries++
+		case EntryNoop:
+			r.Noops++
+		case EntryReconcile:
+			r.Reconciles++
+		}
+	}
+	for i := range entries {
+		e := &entries[i]
+		if e.Kind != EntryConsumption && e.Kind != EntryAction {
+			continue
+		}
+		k := entryKey(e)
+		seen := consumedAt
+		if e.Kind == EntryAction {
+			seen = actedAt
+		}
+		if _, dup := seen[k]; dup {
+			continue
+		}
+		seen[k] = e.At
+		event, class := e.Event, e.Class
+		if p := posted[k]; p != nil {
+			if event.IsZero() {
+				event = p.At
+			}
+			if class == "" {
+				class = p.Class
+			}
+		}
+		samples := &latency
+		if e.Kind == EntryAction {
+			r.Actions++
+			samples = &action
+		} else {
+			r.Consumed++
+		}
+		if event.IsZero() {
+			continue // no post time known: counted, but no latency sample
+		}
+		ci := class.index()
+		if ci < 0 {
+			ci = numClasses
+		}
+		samples[ci] = append(samples[ci], e.At.Sub(event))
+	}
+
+	rate, n := 0.0, r.Noops+r.Deliveries
+	if n > 0 {
+		rate = float64(r.Noops) / float64(n)
+	}
+	r.Metrics = append(r.Metrics, Metric{Name: "noop_rate", Unit: "ratio", Value: rate, Limit: slos.MaxNoopRate, N: n})
+
+	fn := 0
+	for k, p := range posted {
+		if !p.Canary {
+			continue
+		}
+		limit := p.At.Add(slos.slo(p.Class))
+		if at, ok := consumedAt[k]; ok && !at.After(limit) {
+			continue
+		} else if !ok && !r.To.After(limit) {
+			continue // still inside its SLO when the ledger ends
+		}
+		fn++
+	}
+	r.Metrics = append(r.Metrics, Metric{Name: "canary_false_negatives", Unit: "count", Value: float64(fn), N: r.Canaries})
+
+	for i, c := range Classes {
+		lim := slos.slo(c).Seconds()
+		r.Metrics = append(r.Metrics,
+			Metric{Name: "p95_event_to_consumed", Class: c, Unit: "seconds", Value: p95(latency[i]), Limit: lim, N: len(latency[i])},
+			Metric{Name: "p95_event_to_action", Class: c, Unit: "seconds", Value: p95(action[i]), Limit: lim, N: len(action[i])})
+	}
+	r.Metrics = append(r.Metrics, Metric{Name: "reconciles", Unit: "count", Value: float64(r.Reconciles), Limit: float64(slos.MaxReconciles), N: r.Reconciles})
+
+	r.Pass = true
+	for i := range r.Metrics {
+		m := &r.Metrics[i]
+		m.Pass = m.Value <= m.Limit
+		r.Pass = r.Pass && m.Pass
+	}
+	return r
+}
+
+// p95 is the nearest-rank 95th percentile, in seconds (0 without samples).
+func p95(ds []time.Duration) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(math.Ceil(0.95*float64(len(s)))) - 1
+	return s[max(i, 0)].Seconds()
+}
+
+// String renders the report as an aligned table.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ledger %s .. %s: %d posts, %d deliveries, %d no-op wakes, %d consumed, %d actions, %d canaries\n",
+		stamp(r.From), stamp(r.To), r.Posts, r.Deliveries, r.Noops, r.Consumed, r.Actions, r.Canaries)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tvalue\tlimit\tn\tverdict")
+	for _, m := range r.Metrics {
+		fmt.Fprintf(tw, "%s\t%s\t<= %s\t%d\t%s\n", m.Label(), m.format(m.Value), m.format(m.Limit), m.N, verdict(m.Pass))
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "safety vector: %s\n", verdict(r.Pass))
+	return b.String()
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "pass"
+	}
+	return "FAIL"
+}

@@ -1,0 +1,36 @@
+// Package scheduler is the runner: it owns the clock, the timing wheel and
+// the store, and fires the actions whose deadlines fall due with a single
+// worker.
+//
+// Two layers:
+//
+//   - Engine is synchronous and single-threaded: Apply mutates deadlines
+//     (wheel first, then the store's write-behind), Due moves fallen-due
+//     deadlines into the keyed queue, NextJob/Run/Finish run one action and
+//     apply its outcome. Simulation tests drive it directly with time as a
+//     value; nothing in it sleeps or reads a clock.
+//   - Runner wraps an Engine in one goroutine that sleeps until the wheel's
+//     Next() (an idle engine sets no timer at all) and one worker goroutine
+//     that runs handlers. Every change from other goroutines enters through
+//     Runner.Do, the single entry point.
+//
+// Invariants:
+//   - a key is never run twice at once; a key that falls due again while its
+//     action runs runs once more afterwards (the dirty/processing sets of a
+//     keyed work queue);
+//   - a deadline's store record is retired only when its action finishes
+//     (Store.Complete), so an action interrupted by a crash runs again on
+//     restart, and no in-flight flag is ever persisted;
+//   - after downtime every overdue deadline fires once, in due order;
+//   - fail-open: a handler's error, panic or timeout becomes an outcome and
+//     an alert; it never reaches a caller of Do or of any API built on it.
+//
+// Outcomes: done; retry (bounded exponential backoff, then the alert
+// "retries_exhausted"); yield (reschedule after a delay, e.g. a live lease);
+// conflict (exactly one immediate retry, then an alert — never a loop);
+// failure (an alert).
+//
+// Imports: deadlines, internal/clock, the root records, zerolog. Never
+// viper, never cmd, never a concrete store (it declares the Store interface
+// it needs).
+package scheduler

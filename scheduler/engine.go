@@ -1,0 +1,319 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel"
+	"github.com/wakewheel/wakewheel/deadlines"
+)
+
+// Options are the runner's numbers. Zero values take the defaults.
+type Options struct {
+	Tick          time.Duration // base tick of the wheel (default 1ms)
+	RetryBase     time.Duration // first retry backoff (default 1s)
+	RetryCap      time.Duration // largest backoff (default 5m)
+	RetryAttempts int           // runs before the retries_exhausted alert (default 5)
+	ActionTimeout time.Duration // context deadline of one run (default 10m)
+	Logger        zerolog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Tick <= 0 {
+		o.Tick = time.Millisecond
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = time.Second
+	}
+	if o.RetryCap <= 0 {
+		o.RetryCap = 5 * time.Minute
+	}
+	if o.RetryAttempts <= 0 {
+		o.RetryAttempts = 5
+	}
+	if o.ActionTimeout <= 0 {
+		o.ActionTimeout = 10 * time.Minute
+	}
+	return o
+}
+
+// Job is one run handed to the worker.
+type Job struct {
+	Firing
+	handler Handler
+}
+
+// Engine is the synchronous core of the runner. It is not safe for
+// concurrent use: the Runner's loop goroutine owns it, and simulations
+// drive it directly.
+type Engine struct {
+	opts     Options
+	log      zerolog.Logger
+	store    Store
+	wheel    *deadlines.Wheel
+	handlers map[string]Handler
+	queue    *keyQueue
+	attempts map[string]int // runs of a key since it was last retired, for backoff
+	retried  map[string]bool // keys whose conflict retry is spent
+	due      []deadlines.Deadline
+	stats    Stats
+}
+
+// Stats are the engine's counters.
+type Stats struct {
+	Fired    uint64            // deadlines that fell due
+	Runs     uint64            // handler runs
+	Outcomes map[string]uint64 // runs by result
+	Alerts   uint64            // alerts raised
+	Reloaded int               // deadlines loaded at start
+}
+
+// NewEngine loads every persisted deadline into a new wheel. Deadlines that
+// fell due while the process was down fire at the first Due, once each, in
+// due order.
+func NewEngine(store Store, opts Options, now time.Time) (*Engine, error) {
+	opts = opts.withDefaults()
+	e := &Engine{
+		opts:     opts,
+		log:      opts.Logger,
+		store:    store,
+		wheel:    deadlines.NewWheel(opts.Tick, now),
+		handlers: map[string]Handler{},
+		queue:    newKeyQueue(),
+		attempts: map[string]int{},
+		retried:  map[string]bool{},
+		stats:    Stats{Outcomes: map[string]uint64{}},
+	}
+	err := store.LoadDeadlines(func(d deadlines.Deadline) error {
+		e.wheel.Reset(d)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: reload deadlines: %w", err)
+	}
+	e.stats.Reloaded = e.wheel.Len()
+	return e, nil
+}
+
+// Register sets the handler of a kind. Register every kind before the first
+// Due; a deadline whose kind has no handler fails with an alert.
+func (e *Engine) Register(kind string, h Handler) { e.handlers[kind] = h }
+
+// Known reports whether kind has a handler.
+func (e *Engine) Known(kind string) bool { _, ok := e.handlers[kind]; return ok }
+
+// Apply validates and applies one mutation: the wheel first, then the
+// store's write-behind. Durability before acknowledgement is the caller's
+// choice (Store.Sync).
+func (e *Engine) Apply(now time.Time, m Mutation) (Applied, error) {
+	if err := m.validate(e.Known); err != nil {
+		return Applied{}, err
+	}
+	var changed bool
+	switch m.Op {
+	case OpPush:
+		changed = e.wheel.Push(m.Key, m.Kind, m.At, m.Payload)
+	case OpExtend:
+		before, had := e.wheel.Get(m.Key)
+		at := e.wheel.Extend(m.Key, m.Kind, now, m.Window, m.Cap)
+		changed = !had || !before.At.Equal(at)
+	case OpReset:
+		e.wheel.Reset(deadlines.Deadline{Key: m.Key, Kind: m.Kind, At: m.At, Payload: m.Payload})
+		changed = true
+	case OpCancel:
+		changed = e.wheel.Cancel(m.Key)
+		if changed && !e.queue.Processing(m.Key) {
+			e.store.DeleteDeadline(m.Key)
+		}
+		return Applied{Changed: changed}, nil
+	}
+	d, _ := e.wheel.Get(m.Key)
+	if changed {
+		e.store.PutDeadline(d)
+	}
+	return Applied{Changed: changed, Pending: true, At: d.At}, nil
+}
+
+// Get returns the pending deadline of key.
+func (e *Engine) Get(key string) (deadlines.Deadline, bool) { return e.wheel.Get(key) }
+
+// Pending lists pending deadlines in due order.
+func (e *Engine) Pending() []deadlines.Deadline {
+	out := make([]deadlines.Deadline, 0, e.wheel.Len())
+	for d := range e.wheel.All() {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].At.Equal(out[j].At) {
+			return out[i].At.Before(out[j].At)
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out
+}
+
+// Len is the number of pending deadlines.
+func (e *Engine) Len() int { return e.wheel.Len() }
+
+// Next is when the engine next has something to do: the wheel's Next, or
+// now if jobs are waiting.
+func (e *Engine) Next() (time.Time, bool) { return e.wheel.Next() }
+
+// Waiting is the number of queued jobs.
+func (e *Engine) Waiting() int { return e.queue.Len() }
+
+// Stats returns a copy of the counters.
+func (e *Engine) Stats() Stats {
+	s := e.stats
+	s.Outcomes = make(map[string]uint64, len(e.stats.Outcomes))
+	for k, v := range e.stats.Outcomes {
+		s.Outcomes[k] = v
+	}
+	return s
+}
+
+// Due moves every deadline due at now into the queue, in due order, and
+// returns how many fell due.
+func (e *Engine) Due(now time.Time) int {
+	e.due = e.wheel.Advance(now, e.due[:0])
+	for _, d := range e.due {
+		e.queue.Add(d)
+	}
+	e.stats.Fired += uint64(len(e.due))
+	clear(e.due)
+	return len(e.due)
+}
+
+// NextJob hands out the next queued run, if any.
+func (e *Engine) NextJob(now time.Time) (Job, bool) {
+	d, ok := e.queue.Get()
+	if !ok {
+		return Job{}, false
+	}
+	e.attempts[d.Key]++
+	return Job{Firing: Firing{Deadline: d, Now: now, Attempt: e.attempts[d.Key]}, handler: e.handlers[d.Kind]}, true
+}
+
+// Run executes a job's handler with the action timeout, turning a missing
+// handler, a panic or a timeout into an outcome. It touches no engine
+// state, so the Runner calls it from its worker goroutine.
+func (e *Engine) Run(ctx context.Context, job Job) (out Outcome) {
+	if job.handler == nil {
+		return Failed(fmt.Errorf("%w %q", ErrUnknownKind, job.Deadline.Kind))
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.ActionTimeout)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error().Str("key", job.Deadline.Key).Str("kind", job.Deadline.Kind).
+				Interface("panic", r).Bytes("stack", debug.Stack()).Msg("action panicked")
+			out = Failed(fmt.Errorf("action panicked: %v", r))
+		}
+	}()
+	out = job.handler(ctx, job.Firing)
+	if out.Result == Done && ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		out = RetryLater(fmt.Errorf("action exceeded its timeout %s", e.opts.ActionTimeout))
+	}
+	return out
+}
+
+// Finish applies a run's outcome: retire, reschedule, retry once, or alert.
+func (e *Engine) Finish(now time.Time, job Job, out Outcome) {
+	d := job.Deadline
+	e.stats.Runs++
+	e.stats.Outcomes[out.Result.String()]++
+	logEv := e.log.Debug()
+	if out.Result != Done {
+		logEv = e.log.Warn().AnErr("error", out.Err)
+	}
+	logEv.Str("key", d.Key).Str("kind", d.Kind).Int("attempt", job.Attempt).
+		Str("outcome", out.Result.String()).Msg("action ran")
+
+	retire := true
+	switch out.Result {
+	case Retry:
+		if job.Attempt < e.opts.RetryAttempts {
+			e.reschedule(d, now.Add(e.backoff(job.Attempt)))
+			retire = false
+		} else {
+			e.alert(now, "retries_exhausted", d, fmt.Sprintf("gave up after %d runs: %v", job.Attempt, out.Err))
+		}
+	case Yield:
+		e.reschedule(d, now.Add(out.After))
+		retire = false
+	case Conflict:
+		if !e.retried[d.Key] {
+			// exactly one retry, right away; the handler reads a fresh version
+			e.retried[d.Key] = true
+			e.record(now, d, out, true)
+			e.queue.requeue(d)
+			return
+		}
+		code := out.Alert
+		if code == "" {
+			code = d.Kind + "_conflict"
+		}
+		e.alert(now, code, d, fmt.Sprintf("conflict persisted after one retry: %v", out.Err))
+	case Failure:
+		code := out.Alert
+		if code == "" {
+			code = "action_failed"
+		}
+		e.alert(now, code, d, fmt.Sprint(out.Err))
+	}
+	delete(e.retried, d.Key)
+	if retire {
+		delete(e.attempts, d.Key)
+	}
+	e.record(now, d, out, !retire)
+	e.queue.Done(d.Key)
+}
+
+// record writes the fire history entry and retires the deadline's record
+// unless the key is pending again (re-pushed meanwhile, or rescheduled).
+func (e *Engine) record(now time.Time, d deadlines.Deadline, out Outcome, rescheduled bool) {
+	_, pending := e.wheel.Get(d.Key)
+	keep := pending || rescheduled
+	f := wakewheel.Fire{Key: d.Key, Kind: d.Kind, At: d.At, Fired: now, Outcome: out.Result.String()}
+	if _, err := e.store.Complete(d.Key, keep, f); err != nil {
+		e.log.Error().Err(err).Str("key", d.Key).Msg("recording a finished action failed; it may run again after a restart")
+	}
+}
+
+func (e *Engine) reschedule(d deadlines.Deadline, at time.Time) {
+	if cur, ok := e.wheel.Get(d.Key); ok && !cur.At.After(at) {
+		return // re-pushed meanwhile, earlier: that one stands
+	}
+	d.At = at
+	d.Since = time.Time{}
+	e.wheel.Reset(d)
+	e.store.PutDeadline(d)
+}
+
+func (e *Engine) backoff(attempt int) time.Duration {
+	b := e.opts.RetryBase
+	for i := 1; i < attempt && b < e.opts.RetryCap; i++ {
+		b *= 2
+	}
+	return min(b, e.opts.RetryCap)
+}
+
+func (e *Engine) alert(now time.Time, code string, d deadlines.Deadline, msg string) {
+	e.stats.Alerts++
+	e.log.Error().Str("alert", code).Str("key", d.Key).Str("kind", d.Kind).Msg(msg)
+	a := wakewheel.Alert{Time: now, Code: code, Key: d.Key, Kind: d.Kind, Message: msg}
+	if _, err := e.store.AddAlert(a); err != nil {
+		e.log.Error().Err(err).Str("alert", code).Msg("recording an alert failed")
+	}
+}
+
+// Alert records an alert raised outside an action (a detector falling back
+// to polling, say).
+func (e *Engine) Alert(now time.Time, code, key, msg string) {
+	e.alert(now, code, deadlines.Deadline{Key: key}, msg)
+}

@@ -1,0 +1,124 @@
+package scheduler
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/wakewheel/wakewheel/internal/clock"
+)
+
+// Runner drives an Engine in real (or fake) time: one loop goroutine owns
+// the engine and sleeps until its Next(); one worker goroutine runs
+// handlers, one job at a time. Other goroutines reach the engine only
+// through Do.
+type Runner struct {
+	eng   *Engine
+	clock clock.Clock
+	reqs  chan request
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+type request struct {
+	fn    func(e *Engine, now time.Time)
+	reply chan struct{}
+}
+
+type result struct {
+	job Job
+	out Outcome
+}
+
+// Start runs eng until Stop. The engine must not be used directly afterwards.
+func Start(eng *Engine, clk clock.Clock) *Runner {
+	r := &Runner{
+		eng:   eng,
+		clock: clk,
+		reqs:  make(chan request),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	go r.loop()
+	return r
+}
+
+// Do runs fn on the loop goroutine with the engine and the current time,
+// and waits for it. It is the single entry point for change; fn must not
+// block. It returns ErrStopped once the runner has stopped, and ctx's error
+// if ctx ends first.
+func (r *Runner) Do(ctx context.Context, fn func(e *Engine, now time.Time)) error {
+	req := request{fn: fn, reply: make(chan struct{})}
+	select {
+	case r.reqs <- req:
+	case <-r.done:
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	<-req.reply // fn runs on the loop, which always replies
+	return nil
+}
+
+// Stop cancels the running action's context, waits for it to return, and
+// ends the loop. Queued and interrupted jobs keep their store records and
+// run after the next start.
+func (r *Runner) Stop() {
+	r.once.Do(func() { close(r.stop) })
+	<-r.done
+}
+
+func (r *Runner) loop() {
+	defer close(r.done)
+	jobs := make(chan Job)
+	results := make(chan result)
+	workerCtx, cancelWorker := context.WithCancel(context.Background())
+	defer cancelWorker()
+	go func() {
+		for job := range jobs {
+			results <- result{job, r.eng.Run(workerCtx, job)}
+		}
+	}()
+	defer close(jobs)
+
+	timer := r.clock.NewTimer(time.Hour)
+	timer.Stop()
+	busy := false
+	for {
+		now := r.clock.Now()
+		r.eng.Due(now)
+		if !busy {
+			if job, ok := r.eng.NextJob(now); ok {
+				jobs <- job
+				busy = true
+			}
+		}
+		var wake <-chan time.Time
+		if next, ok := r.eng.Next(); ok {
+			timer.Reset(max(next.Sub(now), 0))
+			wake = timer.C()
+		} else {
+			timer.Stop() // idle: no timer at all
+		}
+		select {
+		case req := <-r.reqs:
+			req.fn(r.eng, r.clock.Now())
+			close(req.reply)
+		case <-wake:
+		case res := <-results:
+			busy = false
+			r.eng.Finish(r.clock.Now(), res.job, res.out)
+		case <-r.stop:
+			if busy {
+				// Ask the running action to stop. A finished run is recorded;
+				// an interrupted one keeps its record and runs after restart.
+				cancelWorker()
+				if res := <-results; res.out.Result == Done {
+					r.eng.Finish(r.clock.Now(), res.job, res.out)
+				}
+			}
+			return
+		}
+	}
+}

@@ -1,0 +1,251 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/storage"
+)
+
+// Options tunes a DB. Zero fields take the defaults below (the registered
+// numbers; doc.go says why).
+type Options struct {
+	// FlushInterval bounds how long a write-behind deadline waits before it
+	// is written. Default DefaultFlushInterval.
+	FlushInterval time.Duration
+	// AlertCap bounds the alert log; the oldest alerts are trimmed first.
+	// Default DefaultAlertCap.
+	AlertCap int
+	// FireCap bounds the fire history; the oldest fires are trimmed first.
+	// Default DefaultFireCap.
+	FireCap int
+}
+
+// Registered defaults.
+const (
+	DefaultFlushInterval = 100 * time.Millisecond
+	DefaultAlertCap      = 1000
+	DefaultFireCap       = 10000
+)
+
+func (o Options) withDefaults() Options {
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = DefaultFlushInterval
+	}
+	if o.AlertCap <= 0 {
+		o.AlertCap = DefaultAlertCap
+	}
+	if o.FireCap <= 0 {
+		o.FireCap = DefaultFireCap
+	}
+	return o
+}
+
+// DB is the engine's LevelDB store. It is safe for concurrent use. Close
+// (or Abandon) it when done.
+type DB struct {
+	name string // directory, or a label for OpenStorage, used in errors
+	ldb  *leveldb.DB
+	opts Options
+	gate gate
+
+	// wmu serialises every write to ldb, and is held by a write-behind
+	// flush from the moment it takes the buffer until its batch is written.
+	// So a write that first drops a key's pending entry and then writes
+	// under wmu can never be overtaken by a stale flush (see writebehind.go).
+	wmu        sync.Mutex
+	fireFirst  uint64        // oldest fire seq kept; guarded by wmu
+	fireNext   uint64        // next fire seq; guarded by wmu
+	alertFirst uint64        // guarded by wmu
+	alertNext  uint64        // guarded by wmu
+	flushBatch leveldb.Batch // reused by flushes; guarded by wmu
+	flushKey   []byte        // guarded by wmu
+	syncMarks  uint64        // guarded by wmu; the value of v/sync
+	syncBatch  leveldb.Batch // used by the committer goroutine only
+
+	wb writeBehind
+
+	syncC chan *syncReq // unbuffered: a sent request is always answered
+	quit  chan struct{}
+	wg    sync.WaitGroup
+
+	batches, records, syncedCommits, syncedWrites, flushes atomic.Uint64
+}
+
+// Stats are counters since Open.
+type Stats struct {
+	Batches       uint64 // LevelDB write batches issued (every write is one batch)
+	Records       uint64 // puts and deletes in those batches
+	SyncedCommits uint64 // batches written with fsync
+	SyncedWrites  uint64 // synced write calls served by those commits
+	Flushes       uint64 // write-behind flushes that wrote something
+	Pending       int    // deadline keys waiting in the write-behind buffer
+}
+
+// Stats returns the counters.
+func (db *DB) Stats() Stats {
+	return Stats{
+		Batches:       db.batches.Load(),
+		Records:       db.records.Load(),
+		SyncedCommits: db.syncedCommits.Load(),
+		SyncedWrites:  db.syncedWrites.Load(),
+		Flushes:       db.flushes.Load(),
+		Pending:       db.wb.pendingLen(),
+	}
+}
+
+// levelDBOptions are goleveldb's defaults plus StrictManifest: a damaged
+// MANIFEST must fail Open (and point at repair) rather than silently open a
+// store without the tables it no longer lists.
+func levelDBOptions() *opt.Options {
+	return &opt.Options{Strict: opt.DefaultStrict | opt.StrictManifest}
+}
+
+// Open opens the store in dir, creating dir (mode 0700) and an empty store
+// if missing. A new store gets the schema version record; an existing one
+// must carry a version this build reads.
+func Open(dir string, opts Options) (*DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	ldb, err := leveldb.OpenFile(dir, levelDBOptions())
+	if err != nil {
+		return nil, wrapErr(dir, "open "+dir, err)
+	}
+	return start(dir, ldb, opts)
+}
+
+// OpenStorage opens a store on any goleveldb storage, such as
+// storage.NewMemStorage() for tests and simulations. The storage stays the
+// caller's: Close does not close it, so it can be opened again. Errors call
+// the store "(storage)".
+func OpenStorage(s storage.Storage, opts Options) (*DB, error) {
+	const name = "(storage)"
+	ldb, err := leveldb.Open(s, levelDBOptions())
+	if err != nil {
+		return nil, wrapErr(name, "open", err)
+	}
+	return start(name, ldb, opts)
+}
+
+func start(name string, ldb *leveldb.DB, opts Options) (*DB, error) {
+	db := &DB{
+		name:  name,
+		ldb:   ldb,
+		opts:  opts.withDefaults(),
+		syncC: make(chan *syncReq),
+		quit:  make(chan struct{}),
+	}
+	db.gate.init()
+	db.wb.init()
+	if err := db.prepare(); err != nil {
+		return nil, errors.Join(err, ldb.Close())
+	}
+	db.wg.Add(2)
+	go db.flusher()
+	go db.committer()
+	return db, nil
+}
+
+// prepare checks the schema and finds the log sequence numbers.
+func (db *DB) prepare() (err error) {
+	defer catchLevelDBPanic(db.name, &err)
+	if err := db.checkSchema(); err != nil {
+		return err
+	}
+	return db.loadSeqs()
+}
+
+// Close writes the write-behind buffer, stops the background goroutines and
+// closes LevelDB. Calls that start after Close return ErrClosed;
+// PutDeadline and DeleteDeadline become no-ops. Close must not be called
+// from a callback of LoadDeadlines, Scan or the like.
+func (db *DB) Close() error { return db.shutdown(true) }
+
+// Abandon simulates a process crash for tests: the write-behind buffer is
+// dropped unwritten, then LevelDB is closed. Everything written before (even
+// unsynced, as it sits in the OS page cache after a real crash) survives.
+func (db *DB) Abandon() error { return db.shutdown(false) }
+
+func (db *DB) shutdown(flush bool) error {
+	if !db.gate.close() {
+		return ErrClosed
+	}
+	close(db.quit)
+	db.wg.Wait()
+	db.wb.close()
+	var err error
+	if flush {
+		err = errors.Join(db.takeBackgroundErr(), db.flushPending())
+	} else {
+		db.wb.drop()
+	}
+	return errors.Join(err, db.wrap("close", db.ldb.Close()))
+}
+
+// writeLocked writes b to LevelDB and counts it. The caller holds wmu.
+func (db *DB) writeLocked(b *leveldb.Batch, sync bool) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	if err := db.ldb.Write(b, &opt.WriteOptions{Sync: sync}); err != nil {
+		return err
+	}
+	db.batches.Add(1)
+	db.records.Add(uint64(b.Len()))
+	if sync {
+		db.syncedCommits.Add(1)
+	}
+	return nil
+}
+
+// gate admits calls until it is closed, and lets close wait for the calls
+// inside to leave. Unlike a RWMutex it does not deadlock when a callback
+// re-enters the DB while Close is waiting: the inner call gets ErrClosed.
+type gate struct {
+	mu     sync.Mutex
+	left   sync.Cond
+	n      int
+	closed bool
+}
+
+func (g *gate) init() { g.left.L = &g.mu }
+
+func (g *gate) enter() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrClosed
+	}
+	g.n++
+	return nil
+}
+
+func (g *gate) leave() {
+	g.mu.Lock()
+	g.n--
+	if g.n == 0 && g.closed {
+		g.left.Broadcast()
+	}
+	g.mu.Unlock()
+}
+
+// close reports false if the gate was already closed.
+func (g *gate) close() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.closed = true
+	for g.n > 0 {
+		g.left.Wait()
+	}
+	return true
+}

@@ -1,0 +1,94 @@
+// Package store is the engine's persistence on LevelDB (goleveldb v1.0.0).
+//
+// It owns the on-disk layout and its durability: persisted deadlines, the
+// fire history, the alert log, the schema version record, and generic
+// namespaced records that later packages (roots, backlog, obligations,
+// cursors) keep through Get/Put/Delete/Scan/Write. It exposes one concrete
+// type, *DB; the packages that use it declare the small interfaces they need.
+//
+// # Key layout
+//
+//	v/schema          schema version (ASCII decimal; SchemaVersion = 1)
+//	d/<key>           deadline: versioned binary encoding (deadline_codec.go)
+//	f/<seq:8 BE>      fire history: JSON wakewheel.Fire, Seq order = key order
+//	a/<seq:8 BE>      alert log: JSON wakewheel.Alert
+//	n/<ns>/<key>      generic records; ns is non-empty and has no '/'
+//
+// The schema record is written (synced) when a store is created, before
+// any other record, so every wakewheel store has one. Open refuses a store
+// whose version is newer (ErrSchemaTooNew), and treats a store that holds
+// records but no version record as damaged or foreign: an error wrapping
+// ErrCorrupt, rather than stamping version 1 on data it cannot vouch for.
+// Repair stamps it. Decoders accept every older version they ever wrote.
+//
+// # Durability classes
+//
+//   - Write-behind (PutDeadline, DeleteDeadline): deadline extends during
+//     bursts. Only the latest change of a key is kept in memory, and the
+//     buffer is written as one unsynced batch within FlushInterval (or
+//     sooner when it holds 4096 keys). A 30,000-event checkout that extends
+//     one key 30,000 times costs one or two LevelDB writes. These calls
+//     wait for I/O only when the disk cannot keep up (see below).
+//   - Immediate (Complete, AddAlert, unsynced Put/Delete/Write): one
+//     unsynced batch per call, written before the call returns.
+//   - Synced (PutDeadlineSync, DeleteDeadlineSync, Put/Delete/Write with
+//     sync): fsynced before the call returns. Concurrent synced calls share
+//     one synced batch (a committer goroutine groups them), so the cost of
+//     an fsync is divided among its callers. Obligations, CONSUMED cursors
+//     and anything acknowledged to a peer belong here.
+//
+// Ordering holds across the classes: a synced write, or Complete, drops the
+// key's pending write-behind change, and a flush can never write a stale
+// value after them (writebehind.go explains how). A later call always wins.
+//
+// # What a crash can lose
+//
+// Process crash (kill -9, panic, OOM): at most the write-behind changes of
+// the last FlushInterval (100 ms) that were not flushed yet; the scheduler
+// derives them again (a burst is re-detected, a lease renewed). Nothing
+// written immediately or synced is lost: goleveldb writes every batch to
+// its journal file before returning, and the OS page cache outlives the
+// process. Abandon simulates this crash.
+//
+// Power loss or kernel crash: everything not fsynced may be lost — the
+// write-behind buffer, and the unsynced batches that were still in the
+// page cache (deadline extends, fire history, alerts, unsynced generic
+// records), in journal order: a lost write implies all later unsynced
+// writes are lost too. Synced writes are never lost: obligations and
+// cursors, written synced, lose nothing. goleveldb drops a torn or damaged
+// journal tail on open instead of failing.
+//
+// # Corruption
+//
+// A damaged MANIFEST or table, a panic of goleveldb on malformed data, or a
+// record that does not decode gives an error wrapping ErrCorrupt that names
+// the store and the command `wakewheel repair --store <dir>`. Repair runs
+// leveldb.RecoverFile (rebuilding the MANIFEST from the readable tables),
+// deletes records that do not decode and rewrites a missing schema record.
+// Nothing in this package panics on bad data.
+//
+// # Registered numbers
+//
+//	FlushInterval  100 ms  bounds what a process crash can lose of deadline
+//	                       extends (100 ms of them), while a 30,000-event
+//	                       burst still costs a handful of writes instead of
+//	                       30,000; well under the 500 ms burst silence.
+//	AlertCap       1000    a human reads alerts; 1000 covers days of
+//	                       failures without letting a failing loop grow the
+//	                       store without bound.
+//	FireCap        10000   the fire history is for status and debugging;
+//	                       10,000 fires (~2 MB of JSON) spans days of a
+//	                       busy host.
+//	write-behind   4096    pending keys flush at once, and 8192 make the
+//	                       caller flush itself (backpressure when the disk
+//	                       falls behind): a batch stays far below goleveldb's
+//	                       4 MiB write buffer and memory stays bounded.
+//	sync group     1024    requests per synced batch at most.
+//
+// # Imports
+//
+// store may import the root package (domain records) and deadlines (the
+// Deadline type) and goleveldb. It must not import scheduler, cmd, configs
+// or viper: the scheduler declares the interfaces store satisfies, and
+// options arrive as a plain Options struct.
+package store

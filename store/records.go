@@ -1,0 +1,173 @@
+package store
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/iterator"
+	"github.com/syndtr/goleveldb/leveldb/util"
+
+	wakewheel "github.com/wakewheel/wakewheel"
+)
+
+// Fire history ("f/<seq>") and alert log ("a/<seq>"): JSON values under
+// big-endian sequence numbers, so key order is Seq order. Seqs are assigned
+// under wmu, increase by one, and are never reused; each log is trimmed
+// oldest-first to its cap in the same batch that appends to it.
+
+// loadSeqs finds the oldest and next sequence numbers of both logs.
+func (db *DB) loadSeqs() error {
+	var err error
+	if db.fireFirst, db.fireNext, err = db.seqBounds(firePrefix); err != nil {
+		return err
+	}
+	db.alertFirst, db.alertNext, err = db.seqBounds(alertPrefix)
+	return err
+}
+
+func (db *DB) seqBounds(prefix string) (first, next uint64, err error) {
+	it := db.ldb.NewIterator(util.BytesPrefix([]byte(prefix)), nil)
+	defer it.Release()
+	if !it.First() {
+		return 1, 1, db.wrap("open", it.Error())
+	}
+	first, ok := parseSeqKey(prefix, it.Key())
+	if !ok {
+		return 0, 0, db.wrap("open", badRecord(it.Key(), "bad sequence key"))
+	}
+	it.Last()
+	last, ok := parseSeqKey(prefix, it.Key())
+	if !ok {
+		return 0, 0, db.wrap("open", badRecord(it.Key(), "bad sequence key"))
+	}
+	return first, last + 1, db.wrap("open", it.Error())
+}
+
+// appendTrimmed adds the puts and deletes that append seq to a log whose
+// oldest kept record is first, trimmed to capacity; it returns the new first.
+func appendTrimmed(b *leveldb.Batch, prefix string, first, seq uint64, val []byte, capacity int) uint64 {
+	b.Put(seqKey(prefix, seq), val)
+	for seq-first+1 > uint64(capacity) {
+		b.Delete(seqKey(prefix, first))
+		first++
+	}
+	return first
+}
+
+// Complete records that the deadline key fired: in one batch it appends f
+// to the fire history (assigning f.Seq) and, unless keep, deletes the
+// deadline and cancels its pending write-behind change. The batch is
+// written at once, unsynced. It returns f with its Seq.
+func (db *DB) Complete(key string, keep bool, f wakewheel.Fire) (wakewheel.Fire, error) {
+	if err := db.gate.enter(); err != nil {
+		return wakewheel.Fire{}, err
+	}
+	defer db.gate.leave()
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	f.Seq = db.fireNext
+	val, err := json.Marshal(f)
+	if err != nil {
+		return wakewheel.Fire{}, db.wrap("complete "+key, err)
+	}
+	b := new(leveldb.Batch)
+	first := appendTrimmed(b, firePrefix, db.fireFirst, f.Seq, val, db.opts.FireCap)
+	if !keep {
+		db.wb.dropKey(key)
+		b.Delete(deadlineKey(nil, key))
+	}
+	if err := db.writeLocked(b, false); err != nil {
+		return wakewheel.Fire{}, db.wrap("complete "+key, err)
+	}
+	db.fireFirst, db.fireNext = first, f.Seq+1
+	return f, nil
+}
+
+// Fires returns up to limit fires with Seq > afterSeq, ascending by Seq.
+// A limit <= 0 means all of them.
+func (db *DB) Fires(afterSeq uint64, limit int) (_ []wakewheel.Fire, err error) {
+	if err := db.gate.enter(); err != nil {
+		return nil, err
+	}
+	defer db.gate.leave()
+	defer catchLevelDBPanic(db.name, &err)
+	if afterSeq == ^uint64(0) {
+		return nil, nil
+	}
+	r := util.BytesPrefix([]byte(firePrefix))
+	r.Start = seqKey(firePrefix, afterSeq+1)
+	it := db.ldb.NewIterator(r, nil)
+	defer it.Release()
+	var fires []wakewheel.Fire
+	for (limit <= 0 || len(fires) < limit) && it.Next() {
+		var f wakewheel.Fire
+		if err := decodeLogRecord(it, firePrefix, &f.Seq, &f); err != nil {
+			return nil, db.wrap("fires", err)
+		}
+		fires = append(fires, f)
+	}
+	return fires, db.wrap("fires", it.Error())
+}
+
+// AddAlert appends a to the alert log (assigning a.Seq), trimming the log to
+// AlertCap oldest-first in the same batch, written at once, unsynced.
+func (db *DB) AddAlert(a wakewheel.Alert) (wakewheel.Alert, error) {
+	if err := db.gate.enter(); err != nil {
+		return wakewheel.Alert{}, err
+	}
+	defer db.gate.leave()
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	a.Seq = db.alertNext
+	val, err := json.Marshal(a)
+	if err != nil {
+		return wakewheel.Alert{}, db.wrap("add alert", err)
+	}
+	b := new(leveldb.Batch)
+	first := appendTrimmed(b, alertPrefix, db.alertFirst, a.Seq, val, db.opts.AlertCap)
+	if err := db.writeLocked(b, false); err != nil {
+		return wakewheel.Alert{}, db.wrap("add alert", err)
+	}
+	db.alertFirst, db.alertNext = first, a.Seq+1
+	return a, nil
+}
+
+// Alerts returns the newest limit alerts (all if limit <= 0), oldest first
+// and newest last.
+func (db *DB) Alerts(limit int) (_ []wakewheel.Alert, err error) {
+	if err := db.gate.enter(); err != nil {
+		return nil, err
+	}
+	defer db.gate.leave()
+	defer catchLevelDBPanic(db.name, &err)
+	it := db.ldb.NewIterator(util.BytesPrefix([]byte(alertPrefix)), nil)
+	defer it.Release()
+	var alerts []wakewheel.Alert
+	for ok := it.Last(); ok && (limit <= 0 || len(alerts) < limit); ok = it.Prev() {
+		var a wakewheel.Alert
+		if err := decodeLogRecord(it, alertPrefix, &a.Seq, &a); err != nil {
+			return nil, db.wrap("alerts", err)
+		}
+		alerts = append(alerts, a)
+	}
+	if err := it.Error(); err != nil {
+		return nil, db.wrap("alerts", err)
+	}
+	slices.Reverse(alerts)
+	return alerts, nil
+}
+
+// decodeLogRecord decodes the JSON record at it into v and sets *seq from
+// the key, which is authoritative.
+func decodeLogRecord(it iterator.Iterator, prefix string, seq *uint64, v any) error {
+	s, ok := parseSeqKey(prefix, it.Key())
+	if !ok {
+		return badRecord(it.Key(), "bad sequence key")
+	}
+	if err := json.Unmarshal(it.Value(), v); err != nil {
+		return badRecord(it.Key(), err.Error())
+	}
+	*seq = s
+	return nil
+}
