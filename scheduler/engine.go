@@ -58,7 +58,7 @@ type Engine struct {
 	wheel    *deadlines.Wheel
 	handlers map[string]Handler
 	queue    *keyQueue
-	attempts map[string]int // runs of a key since it was last retired, for backoff
+	attempts map[string]int  // runs of a key since it was last retired, for backoff
 	retried  map[string]bool // keys whose conflict retry is spent
 	due      []deadlines.Deadline
 	stats    Stats

@@ -42,11 +42,11 @@ running action finish or cancels it, flushes the store and exits 0.`,
 	}
 }
 
-// runDaemon serves until ctx ends, then shuts down in order: API, runner,
-// store (which flushes its write-behind).
+// runDaemon serves until ctx ends, then shuts down in order: API, plugins,
+// runner, store (which flushes its write-behind).
 func runDaemon(ctx context.Context, cfg configs.Config, log zerolog.Logger) error {
-	clk := clock.Real{}
-	started := clk.Now()
+	d := &daemon{cfg: cfg, log: log, clock: clock.Real{}}
+	started := d.clock.Now()
 	db, err := store.Open(cfg.Engine.StoreDir, store.Options{FlushInterval: cfg.Engine.FlushInterval})
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
@@ -54,6 +54,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, log zerolog.Logger) erro
 		}
 		return err
 	}
+	d.db = db
 	defer func() {
 		if err := db.Close(); err != nil {
 			log.Error().Err(err).Msg("closing the store")
@@ -71,23 +72,41 @@ func runDaemon(ctx context.Context, cfg configs.Config, log zerolog.Logger) erro
 	if err != nil {
 		return err
 	}
-	eng.Register(api.ReminderKind, reminderHandler(log))
+	for _, p := range plugins {
+		if p.engine == nil {
+			continue
+		}
+		if err := p.engine(d, eng); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
 	overdue := 0
-	for _, d := range eng.Pending() {
-		if !d.At.After(started) {
+	for _, dl := range eng.Pending() {
+		if !dl.At.After(started) {
 			overdue++
 		}
 	}
 	log.Info().Str("store", cfg.Engine.StoreDir).Int("reloaded", eng.Len()).Int("overdue", overdue).
 		Dur("tick", cfg.Engine.Tick).Msg("store opened")
 
-	runner := scheduler.Start(eng, clk)
-	defer runner.Stop()
+	d.runner = scheduler.Start(eng, d.clock)
+	defer d.runner.Stop()
 
-	srv := api.NewServer(runner, db, api.Info{Version: version, StoreDir: cfg.Engine.StoreDir,
+	d.srv = api.NewServer(d.runner, db, api.Info{Version: version, StoreDir: cfg.Engine.StoreDir,
 		Socket: cfg.Engine.SocketPath, Started: started}, log)
+	for _, p := range plugins {
+		if p.serve == nil {
+			continue
+		}
+		if err := p.serve(ctx, d); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		if p.close != nil {
+			defer p.close()
+		}
+	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(cfg.Engine.SocketPath) }()
+	go func() { serveErr <- d.srv.Serve(cfg.Engine.SocketPath) }()
 	log.Info().Str("socket", cfg.Engine.SocketPath).Int("pid", os.Getpid()).Str("version", version).Msg("listening")
 
 	select {
@@ -101,19 +120,9 @@ func runDaemon(ctx context.Context, cfg configs.Config, log zerolog.Logger) erro
 	log.Info().Msg("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	if err := d.srv.Shutdown(shutdownCtx); err != nil {
 		log.Warn().Err(err).Msg("requests still in flight at shutdown")
 	}
 	os.Remove(cfg.Engine.SocketPath)
 	return nil
-}
-
-// reminderHandler runs reminders: it logs the reminder with its message.
-// The fire record the runner keeps is how a caller sees that it fired.
-func reminderHandler(log zerolog.Logger) scheduler.Handler {
-	return func(_ context.Context, f scheduler.Firing) scheduler.Outcome {
-		log.Info().Str("key", f.Deadline.Key).Time("due", f.Deadline.At).
-			Dur("late", f.Now.Sub(f.Deadline.At)).Str("message", string(f.Deadline.Payload)).Msg("reminder")
-		return scheduler.Succeeded()
-	}
 }

@@ -65,14 +65,14 @@ func (h *home) run(args ...string) (string, error) {
 	return string(out), err
 }
 
-// daemon is a running daemon child process.
-type daemon struct {
+// child is a running daemon child process.
+type child struct {
 	cmd *exec.Cmd
 	log *os.File
 }
 
 // start starts a daemon and waits until it answers on its socket.
-func (h *home) start() *daemon {
+func (h *home) start() *child {
 	h.t.Helper()
 	logf, err := os.CreateTemp(h.dir, "daemon-*.log")
 	if err != nil {
@@ -83,7 +83,7 @@ func (h *home) start() *daemon {
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
 	}
-	d := &daemon{cmd: cmd, log: logf}
+	d := &child{cmd: cmd, log: logf}
 	c := h.client()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -105,14 +105,14 @@ func (h *home) start() *daemon {
 func (h *home) client() *api.Client { return api.NewClient(h.socket) }
 
 // kill SIGKILLs the daemon and reaps it.
-func (d *daemon) kill() {
+func (d *child) kill() {
 	d.cmd.Process.Signal(syscall.SIGKILL)
 	d.cmd.Wait()
 	d.log.Close()
 }
 
 // stop SIGTERMs the daemon and waits for a clean exit.
-func (d *daemon) stop(t *testing.T) {
+func (d *child) stop(t *testing.T) {
 	t.Helper()
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
