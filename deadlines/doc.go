@@ -20,6 +20,58 @@
 // when the caller advances to Next() it fires less than one tick late,
 // however far out it was set.
 //
+// # Structure
+//
+// Instants are stored as int64 nanoseconds since the Unix epoch, so times
+// outside the years 1678 to 2262 are clamped (ticks.go); a zero Since stays
+// zero. Tick numbers are counted from the epoch.
+//
+// The wheel (levels.go) has 11 levels of 64 slots; a slot of level l spans
+// 64^l ticks, so the levels cover every 64-bit tick number and no deadline
+// is ever out of range. The wheel keeps a current tick: every tick up to it
+// has been advanced through. A pending deadline whose due tick is later sits
+// at the level of the highest base-64 digit in which the two differ, in the
+// slot named by that digit; one whose due tick is not later (pushed into the
+// past) sits on an overdue list and fires at the next Advance. Each slot is
+// an intrusive doubly linked list; a 64-bit word per level marks its
+// non-empty slots, and a word marks the non-empty levels.
+//
+// Next is the start of the first non-empty slot of the lowest non-empty
+// level (or the earliest overdue due tick): never later than any pending due
+// tick. Advance repeatedly takes that slot while it starts by now, moves the
+// current tick to its start, fires the entries due there and re-inserts the
+// others, which land in finer levels (a cascade: At is kept exactly, so no
+// precision is lost). It finds each slot with TrailingZeros64, so empty
+// ticks cost nothing: a week-long jump costs O(levels) per non-empty slot.
+// An entry cascades at most once per level.
+//
+// Push, Extend, Reset and Cancel are O(1): a hash lookup, then unlinking and
+// linking one list node. When a new At maps to the entry's current slot, no
+// list is touched.
+//
+// Storage: entries are 48-byte structs in a slab of fixed 48 KiB pages
+// (slab.go), addressed by int32 indices, reused through a free list. An
+// entry holds the key's string header (the caller's key bytes are shared),
+// At, Since, its list links, its hash, its kind interned to a 16-bit id
+// (kinds.go), and its bucket. Payloads, which few deadlines carry, live in a
+// side map. Keys map to entries through a Swiss-style open-addressing table
+// of int32 indices (index.go): 6 to 12 bytes a deadline as the wheel grows
+// (the table never shrinks). Altogether a pending deadline takes under 64
+// bytes besides its key (about 55 at 100k pending, 59 at 1M). Extend
+// allocates nothing; a push of a new key allocates only when a page or the
+// table grows.
+//
+// Invariants (checked by the tests' checkInvariants):
+//   - every pending entry is in exactly one list, the one its due tick maps
+//     to from the current tick; an entry in a level's slot agrees with the
+//     current tick in every digit above the level and is larger in that
+//     level's digit, so each level's slots start after the current tick,
+//     and every slot of a level starts before every slot above it;
+//   - a slot's occupancy bit is set iff its list is non-empty;
+//   - the index, the slab and the lists hold the same entries.
+//
+// A Wheel is not safe for concurrent use: one goroutine owns it.
+//
 // Must not import: os, net, os/exec, time.Now users, zerolog, viper,
 // goleveldb.
 package deadlines

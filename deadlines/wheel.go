@@ -1,17 +1,32 @@
 package deadlines
 
 import (
+	"hash/maphash"
 	"iter"
-	"slices"
-	"strings"
+	"math"
 	"time"
 )
 
-// Wheel holds pending deadlines. PLACEHOLDER implementation (map + scan) with
-// the final API; replaced by the hierarchical wheel.
+// Wheel holds pending deadlines in a hierarchical timing wheel (see the
+// package documentation and levels.go). It is not safe for concurrent use:
+// one goroutine, the runner, owns it.
 type Wheel struct {
-	tick    int64
-	pending map[string]Deadline
+	tick         int64  // base tick in nanoseconds
+	minAt, maxAt int64  // instants are clamped to this span (see clampAt)
+	maxTick      uint64 // the due tick of maxAt
+	cur          uint64 // the current tick: every tick <= cur has been advanced through
+
+	heads           [nBuckets + 1]int32 // list heads: the level slots, then overdue
+	occupied        [levels]uint64      // a bit per non-empty slot
+	levelMask       uint16              // a bit per level with a non-empty slot
+	overdueUnsorted bool                // the overdue list may be out of At order
+
+	slab     slab
+	index    index
+	seed     maphash.Seed
+	kinds    kinds
+	payloads map[int32][]byte // by slab index, for entries with hasPayload
+	recent   int32            // the entry found or added last (maybe freed since)
 }
 
 // NewWheel returns an empty wheel with the given base tick (> 0), starting at start.
@@ -19,108 +34,192 @@ func NewWheel(tick time.Duration, start time.Time) *Wheel {
 	if tick <= 0 {
 		panic("deadlines: tick must be positive")
 	}
-	return &Wheel{tick: int64(tick), pending: map[string]Deadline{}}
+	t := int64(tick)
+	w := &Wheel{
+		tick:   t,
+		minAt:  (math.MinInt64/t + 1) * t,
+		maxAt:  math.MaxInt64 / t * t,
+		slab:   slab{free: nilIdx},
+		recent: nilIdx,
+		seed:   maphash.MakeSeed(),
+		kinds:  newKinds(),
+	}
+	for b := range w.heads {
+		w.heads[b] = nilIdx
+	}
+	w.maxTick = w.dueTick(w.maxAt)
+	w.cur = w.floorTick(w.clampAt(toNanos(start)))
+	return w
 }
 
 // Tick is the base tick.
 func (w *Wheel) Tick() time.Duration { return time.Duration(w.tick) }
 
 // Len is the number of pending deadlines.
-func (w *Wheel) Len() int { return len(w.pending) }
+func (w *Wheel) Len() int { return w.slab.live }
 
 // Push makes key fire no later than at. It reports whether the pending At
 // changed (created, or pulled earlier).
 func (w *Wheel) Push(key, kind string, at time.Time, payload []byte) bool {
-	d, ok := w.pending[key]
-	if ok && !at.Before(d.At) {
+	ns := w.clampAt(toNanos(at))
+	i, e, h, pos := w.lookup(key)
+	if i == nilIdx {
+		w.add(key, h, pos, w.kinds.intern(kind), ns, noSince, payload)
+		return true
+	}
+	if ns >= e.at {
 		return false
 	}
-	w.pending[key] = Deadline{Key: key, Kind: kind, At: at, Payload: payload}
+	e.at, e.since, e.kind = ns, noSince, w.kinds.intern(kind)
+	w.setPayload(i, e, payload)
+	w.rearm(i, e)
 	return true
 }
 
 // Extend slides key's window: At = min(now+window, Since+cap), Since kept from
 // the first extend. It returns the new At.
 func (w *Wheel) Extend(key, kind string, now time.Time, window, cap time.Duration) time.Time {
-	d, ok := w.pending[key]
-	if !ok || d.Since.IsZero() {
-		d = Deadline{Key: key, Kind: kind, Since: now, Payload: d.Payload}
+	i, e, h, pos := w.lookup(key)
+	since := noSince
+	if i != nilIdx {
+		since = e.since
 	}
-	at := now.Add(window)
-	if limit := d.Since.Add(cap); limit.Before(at) {
-		at = limit
+	nowNs := toNanos(now)
+	restart := since == noSince
+	if restart {
+		since = sinceNanos(now)
 	}
-	d.At = at
-	w.pending[key] = d
-	return at
+	base := since
+	if base == noSince { // a zero now: the window starts at the zero time
+		base = nowNs
+	}
+	at := w.clampAt(min(addNanos(nowNs, window), addNanos(base, cap)))
+	if i == nilIdx {
+		w.add(key, h, pos, w.kinds.intern(kind), at, since, nil)
+		return time.Unix(0, at)
+	}
+	if restart {
+		e.since, e.kind = since, w.kinds.intern(kind)
+	}
+	e.at = at
+	w.rearm(i, e)
+	return time.Unix(0, at)
 }
 
 // Reset sets d unconditionally.
-func (w *Wheel) Reset(d Deadline) { w.pending[d.Key] = d }
+func (w *Wheel) Reset(d Deadline) {
+	ns := w.clampAt(toNanos(d.At))
+	since := sinceNanos(d.Since)
+	kind := w.kinds.intern(d.Kind)
+	i, e, h, pos := w.lookup(d.Key)
+	if i == nilIdx {
+		w.add(d.Key, h, pos, kind, ns, since, d.Payload)
+		return
+	}
+	e.at, e.since, e.kind = ns, since, kind
+	w.setPayload(i, e, d.Payload)
+	w.rearm(i, e)
+}
 
 // Cancel removes key and reports whether it was pending.
 func (w *Wheel) Cancel(key string) bool {
-	_, ok := w.pending[key]
-	delete(w.pending, key)
-	return ok
+	i, e, _, pos := w.lookup(key)
+	if i == nilIdx {
+		return false
+	}
+	if pos == noPos {
+		pos = w.index.position(i, e.hash)
+	}
+	w.index.deleteAt(pos)
+	w.unlink(e)
+	w.drop(i, e)
+	return true
 }
 
 // Get returns the pending deadline for key.
 func (w *Wheel) Get(key string) (Deadline, bool) {
-	d, ok := w.pending[key]
-	return d, ok
-}
-
-func (w *Wheel) dueTick(at time.Time) int64 {
-	ns := at.UnixNano()
-	t := ns / w.tick
-	if ns%w.tick > 0 {
-		t++
+	i, e, _, _ := w.lookup(key)
+	if i == nilIdx {
+		return Deadline{}, false
 	}
-	return t * w.tick
-}
-
-// Next returns a time no later than the earliest due tick of a pending
-// deadline; false when nothing is pending.
-func (w *Wheel) Next() (time.Time, bool) {
-	var best int64
-	found := false
-	for _, d := range w.pending {
-		if t := w.dueTick(d.At); !found || t < best {
-			best, found = t, true
-		}
-	}
-	return time.Unix(0, best), found
-}
-
-// Advance appends to due every deadline whose due tick is <= now, in (At,
-// Key) order, removes them, and returns the extended slice.
-func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
-	start := len(due)
-	limit := now.UnixNano()
-	for k, d := range w.pending {
-		if w.dueTick(d.At) <= limit {
-			due = append(due, d)
-			delete(w.pending, k)
-		}
-	}
-	slices.SortFunc(due[start:], func(a, b Deadline) int {
-		if c := a.At.Compare(b.At); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	return due
+	return w.deadline(i, e), true
 }
 
 // All yields every pending deadline, in no particular order. The wheel must
 // not be changed during the iteration.
 func (w *Wheel) All() iter.Seq[Deadline] {
 	return func(yield func(Deadline) bool) {
-		for _, d := range w.pending {
-			if !yield(d) {
-				return
-			}
+		w.index.each(func(i int32) bool { return yield(w.deadline(i, w.slab.at(i))) })
+	}
+}
+
+// lookup returns key's slab index and entry, and the index position when it
+// is known (else noPos); or, when key is absent, nilIdx, and the hash and
+// position that add needs. The entry found last is tried first, without
+// hashing: a burst touches one key again and again.
+func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
+	if i = w.recent; i != nilIdx {
+		if e = w.slab.at(i); e.key == key && e.live() {
+			return i, e, e.hash, noPos
 		}
 	}
+	h = w.hash(key)
+	i, e, pos = w.index.find(&w.slab, key, h)
+	if i != nilIdx {
+		w.recent = i
+	}
+	return i, e, h, pos
+}
+
+func (w *Wheel) hash(key string) uint32 {
+	h := maphash.String(w.seed, key)
+	return uint32(h ^ h>>32)
+}
+
+// add creates the entry for a key that is not pending, at the index position
+// find returned.
+func (w *Wheel) add(key string, h, pos uint32, kind uint16, at, since int64, payload []byte) {
+	i := w.slab.alloc()
+	w.recent = i
+	e := w.slab.at(i)
+	e.key, e.at, e.since, e.hash, e.kind = key, at, since, h, kind
+	w.setPayload(i, e, payload)
+	w.index.insertAt(&w.slab, i, h, pos)
+	w.link(i, e, w.bucketFor(w.dueTick(at)))
+}
+
+// drop frees entry i, which is out of the index and of every list.
+func (w *Wheel) drop(i int32, e *entry) {
+	if e.where&hasPayload != 0 {
+		delete(w.payloads, i)
+	}
+	w.slab.release(i)
+}
+
+func (w *Wheel) setPayload(i int32, e *entry, payload []byte) {
+	switch {
+	case payload != nil:
+		if w.payloads == nil {
+			w.payloads = map[int32][]byte{}
+		}
+		w.payloads[i] = payload
+		e.where |= hasPayload
+	case e.where&hasPayload != 0:
+		delete(w.payloads, i)
+		e.where &^= hasPayload
+	}
+}
+
+// deadline rebuilds the public form of entry i.
+func (w *Wheel) deadline(i int32, e *entry) Deadline {
+	d := Deadline{
+		Key:   e.key,
+		Kind:  w.kinds.name(e.kind),
+		At:    time.Unix(0, e.at),
+		Since: sinceTime(e.since),
+	}
+	if e.where&hasPayload != 0 {
+		d.Payload = w.payloads[i]
+	}
+	return d
 }

@@ -1,0 +1,205 @@
+package deadlines
+
+import "math/bits"
+
+// index maps keys to slab indices: an open-addressing hash table in the
+// style of a Swiss table, 5 bytes a slot.
+//
+// Slots come in groups of 8: a control word with one byte per slot (empty,
+// deleted, or 7 bits of the key's hash) and 8 slab indices. A lookup scans
+// the control bytes of a group at once (SWAR bit tricks on the uint64), reads
+// an entry only for a slot whose 7 hash bits match, and stops at the first
+// group with an empty slot. So a key that is absent usually costs one group,
+// one cache line, and no entry read.
+//
+// Invariant: a key lives in its home group or in a group further along its
+// probe sequence, and every group before it on that sequence has no empty
+// slot. Deleting from a group that has an empty slot therefore frees the
+// slot; deleting from a full group leaves a deleted marker (a tombstone),
+// which an insert may reuse. Full and deleted slots together stay within 7/8
+// of the slots; when an insert would pass that, the table is rebuilt from the
+// slab: doubled when more than 3/4 of the limit is live, else at its size to
+// drop the tombstones (which leaves a quarter of the limit free, so rebuilds
+// cost O(1) amortized per insert). The full 32-bit hash is kept in each
+// entry, so a rebuild hashes no key.
+type index struct {
+	groups []group
+	mask   uint32 // len(groups) - 1; len(groups) is a power of two
+	shift  uint8  // home group = hash >> shift
+	count  int    // full slots
+	used   int    // full and deleted slots
+	limit  int    // the most slots that may be used
+}
+
+type group struct {
+	ctrl  uint64 // byte j describes slots[j]
+	slots [groupSize]int32
+}
+
+const (
+	groupSize = 8
+	minGroups = 2
+
+	ctrlEmpty   = 0x80
+	ctrlDeleted = 0xfe // a full slot holds its hash's low 7 bits, 0x00 to 0x7f
+
+	lsb        = 0x0101010101010101
+	msb        = 0x8080808080808080
+	emptyGroup = lsb * ctrlEmpty
+
+	noPos = ^uint32(0)
+)
+
+// matchTag returns the slots whose control byte is tag, as the top bit of
+// each byte (with rare false positives, which the key comparison rejects).
+func matchTag(ctrl uint64, tag uint8) uint64 {
+	v := ctrl ^ lsb*uint64(tag)
+	return (v - lsb) &^ v & msb
+}
+
+// matchEmpty returns the empty slots: top bit set, bit 1 clear.
+func matchEmpty(ctrl uint64) uint64 { return ctrl &^ (ctrl << 6) & msb }
+
+// matchFree returns the empty and deleted slots: top bit set.
+func matchFree(ctrl uint64) uint64 { return ctrl & msb }
+
+// first is the slot of the lowest match.
+func first(match uint64) uint32 { return uint32(bits.TrailingZeros64(match)) / 8 }
+
+func (g *group) setCtrl(j uint32, c uint8) {
+	g.ctrl = g.ctrl&^(0xff<<(8*j)) | uint64(c)<<(8*j)
+}
+
+func (x *index) home(h uint32) (g uint32, tag uint8) { return h >> x.shift, uint8(h & 0x7f) }
+
+// find returns the slab index and entry of key, and its slot position
+// (group*8 + slot). When key is absent it returns nilIdx, a nil entry, and
+// the position at which insertAt should put it: the first free slot on its
+// probe sequence.
+func (x *index) find(s *slab, key string, h uint32) (int32, *entry, uint32) {
+	if x.used == 0 {
+		if len(x.groups) == 0 {
+			return nilIdx, nil, noPos
+		}
+		g, _ := x.home(h)
+		return nilIdx, nil, g * groupSize
+	}
+	g, tag := x.home(h)
+	free := noPos
+	for step := uint32(1); ; step++ {
+		grp := &x.groups[g]
+		for m := matchTag(grp.ctrl, tag); m != 0; m &= m - 1 {
+			j := first(m)
+			i := grp.slots[j]
+			if e := s.at(i); e.hash == h && e.key == key {
+				return i, e, g*groupSize + j
+			}
+		}
+		if free == noPos {
+			if m := matchFree(grp.ctrl); m != 0 {
+				free = g*groupSize + first(m)
+			}
+		}
+		if matchEmpty(grp.ctrl) != 0 {
+			return nilIdx, nil, free
+		}
+		g = (g + step) & x.mask // triangular probing visits every group
+	}
+}
+
+// position returns the slot position of slab index i, which has hash h and
+// must be in the table.
+func (x *index) position(i int32, h uint32) uint32 {
+	g, tag := x.home(h)
+	for step := uint32(1); ; step++ {
+		grp := &x.groups[g]
+		for m := matchTag(grp.ctrl, tag); m != 0; m &= m - 1 {
+			if j := first(m); grp.slots[j] == i {
+				return g*groupSize + j
+			}
+		}
+		g = (g + step) & x.mask
+	}
+}
+
+// insertAt adds slab index i, with hash h, at the position find returned for
+// its absent key. The entry must already be live in s.
+func (x *index) insertAt(s *slab, i int32, h uint32, pos uint32) {
+	if pos == noPos {
+		x.rebuild(s)
+		return
+	}
+	grp, j := &x.groups[pos/groupSize], pos%groupSize
+	wasEmpty := uint8(grp.ctrl>>(8*j)) == ctrlEmpty
+	if wasEmpty && x.used >= x.limit {
+		x.rebuild(s) // the rebuilt table includes i
+		return
+	}
+	_, tag := x.home(h)
+	grp.setCtrl(j, tag)
+	grp.slots[j] = i
+	x.count++
+	if wasEmpty {
+		x.used++
+	}
+}
+
+// deleteAt frees the slot at pos.
+func (x *index) deleteAt(pos uint32) {
+	grp, j := &x.groups[pos/groupSize], pos%groupSize
+	if matchEmpty(grp.ctrl) != 0 {
+		grp.setCtrl(j, ctrlEmpty)
+		x.used--
+	} else {
+		grp.setCtrl(j, ctrlDeleted)
+	}
+	x.count--
+}
+
+// rebuild makes a new table holding the live entries of s.
+func (x *index) rebuild(s *slab) {
+	n := max(len(x.groups), minGroups)
+	if s.live > n*groupSize/8*7/4*3 {
+		n *= 2
+	}
+	for s.live > n*groupSize/8*7 {
+		n *= 2
+	}
+	*x = index{
+		groups: make([]group, n),
+		mask:   uint32(n - 1),
+		shift:  uint8(32 - bits.TrailingZeros(uint(n))),
+		limit:  n * groupSize / 8 * 7,
+	}
+	for g := range x.groups {
+		x.groups[g].ctrl = emptyGroup
+	}
+	for i := int32(0); i < s.n; i++ {
+		if e := s.at(i); e.live() {
+			x.insertAt(s, i, e.hash, x.freeSlot(e.hash))
+		}
+	}
+}
+
+// freeSlot returns the first free slot on the probe sequence of hash h.
+func (x *index) freeSlot(h uint32) uint32 {
+	g, _ := x.home(h)
+	for step := uint32(1); ; step++ {
+		if m := matchFree(x.groups[g].ctrl); m != 0 {
+			return g*groupSize + first(m)
+		}
+		g = (g + step) & x.mask
+	}
+}
+
+// each calls f with every slab index in the table, until f returns false.
+func (x *index) each(f func(int32) bool) {
+	for g := range x.groups {
+		grp := &x.groups[g]
+		for m := ^grp.ctrl & msb; m != 0; m &= m - 1 {
+			if !f(grp.slots[first(m)]) {
+				return
+			}
+		}
+	}
+}

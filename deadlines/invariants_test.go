@@ -1,0 +1,53 @@
+package deadlines
+
+import "testing"
+
+// checkInvariants walks the wheel's internals and fails t on the first
+// broken invariant: every live entry is in the bucket its due tick maps to,
+// the lists are well linked, the occupancy bits match the lists, and the
+// index, the slab and the lists agree on what is pending.
+func checkInvariants(t *testing.T, w *Wheel) {
+	t.Helper()
+	listed := 0
+	for b := range uint16(nBuckets + 1) {
+		prev := nilIdx
+		for i := w.heads[b]; i != nilIdx; i = w.slab.at(i).next {
+			e := w.slab.at(i)
+			if e.bucket() != b || e.prev != prev {
+				t.Fatalf("entry %d (%s): bucket %d prev %d, listed in %d after %d", i, e.key, e.bucket(), e.prev, b, prev)
+			}
+			if want := w.bucketFor(w.dueTick(e.at)); want != b || !w.stays(e) {
+				t.Fatalf("entry %s in bucket %d, belongs in %d (stays %v)", e.key, b, want, w.stays(e))
+			}
+			if j, _, _ := w.index.find(&w.slab, e.key, e.hash); j != i {
+				t.Fatalf("entry %s: index finds %d, want %d", e.key, j, i)
+			}
+			prev = i
+			listed++
+		}
+		if b < nBuckets {
+			l, bit := b/slots, uint64(1)<<(b%slots)
+			if (w.heads[b] != nilIdx) != (w.occupied[l]&bit != 0) {
+				t.Fatalf("bucket %d: occupied bit disagrees with its list", b)
+			}
+		}
+	}
+	if !w.overdueUnsorted {
+		for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
+			if e := w.slab.at(i); e.next != nilIdx && e.at > w.slab.at(e.next).at {
+				t.Fatalf("overdue list marked sorted, but %s comes before an earlier deadline", e.key)
+			}
+		}
+	}
+	for l := range uint16(levels) {
+		if (w.occupied[l] != 0) != (w.levelMask&(1<<l) != 0) {
+			t.Fatalf("level %d: levelMask disagrees with occupied", l)
+		}
+	}
+	if listed != w.slab.live || listed != w.index.count || listed != w.Len() {
+		t.Fatalf("%d listed, %d live in the slab, %d in the index", listed, w.slab.live, w.index.count)
+	}
+	if w.index.used > w.index.limit {
+		t.Fatalf("index uses %d slots, limit %d", w.index.used, w.index.limit)
+	}
+}

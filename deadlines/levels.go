@@ -1,0 +1,208 @@
+package deadlines
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The levels of the wheel. Level l has 64 slots, each 64^l base ticks wide.
+// A due tick is written as base-64 digits; an entry sits at the level of the
+// highest digit in which its due tick differs from the wheel's current tick,
+// in the slot named by that digit. Eleven levels cover all 64 bits, so every
+// representable deadline has a slot (at a 1 ms tick a slot of level 5 spans
+// 12 days, one of level 6 two years): nothing is parked outside the wheel.
+//
+// Invariants, with cur the wheel's current tick:
+//   - every entry in a level's slot has a due tick > cur, agrees with cur in
+//     every digit above the level, and has a larger digit at the level;
+//   - so a level's occupied slots all start after cur, and every slot of a
+//     level starts before every slot of the levels above it;
+//   - an entry with a due tick <= cur is on the overdue list;
+//   - a slot's bit in occupied is set iff its list is non-empty, and a
+//     level's bit in levelMask iff its occupied word is non-zero.
+const (
+	slotBits = 6
+	slots    = 1 << slotBits
+	levels   = 11
+
+	nBuckets      = levels * slots
+	bucketOverdue = uint16(nBuckets)     // due ticks <= cur, fired by the next Advance
+	bucketFree    = uint16(nBuckets + 1) // entries on the slab's free list
+)
+
+// bucketFor returns the bucket for the biased due tick u.
+func (w *Wheel) bucketFor(u uint64) uint16 {
+	if u <= w.cur {
+		return bucketOverdue
+	}
+	l := (bits.Len64(u^w.cur) - 1) / slotBits
+	return uint16(l*slots) + uint16(u>>(l*slotBits)&(slots-1))
+}
+
+// slotStart is the first tick of slot s of level l, given the current tick.
+func (w *Wheel) slotStart(l, s int) uint64 {
+	above := uint(l+1) * slotBits // shifts of 64 or more give 0
+	return w.cur>>above<<above | uint64(s)<<(l*slotBits)
+}
+
+// link puts entry i at the head of bucket b's list.
+func (w *Wheel) link(i int32, e *entry, b uint16) {
+	head := w.heads[b]
+	if b == bucketOverdue {
+		w.overdueUnsorted = head != nilIdx && (w.overdueUnsorted || e.at > w.slab.at(head).at)
+	}
+	e.next, e.prev = head, nilIdx
+	if head != nilIdx {
+		w.slab.at(head).prev = i
+	}
+	w.heads[b] = i
+	e.setBucket(b)
+	if b < nBuckets {
+		l := b / slots
+		w.occupied[l] |= 1 << (b % slots)
+		w.levelMask |= 1 << l
+	}
+}
+
+// unlink takes entry e out of its bucket's list.
+func (w *Wheel) unlink(e *entry) {
+	b := e.bucket()
+	if e.prev == nilIdx {
+		w.heads[b] = e.next
+	} else {
+		w.slab.at(e.prev).next = e.next
+	}
+	if e.next != nilIdx {
+		w.slab.at(e.next).prev = e.prev
+	}
+	if w.heads[b] == nilIdx && b < nBuckets {
+		w.emptied(b)
+	}
+}
+
+// emptied clears the occupancy bits of bucket b, whose list is now empty.
+func (w *Wheel) emptied(b uint16) {
+	l := b / slots
+	w.occupied[l] &^= 1 << (b % slots)
+	if w.occupied[l] == 0 {
+		w.levelMask &^= 1 << l
+	}
+}
+
+// rearm moves entry i to the bucket of its (changed) At. When the new due
+// tick maps to the same bucket, no list is touched.
+func (w *Wheel) rearm(i int32, e *entry) {
+	if w.stays(e) {
+		if e.bucket() == bucketOverdue {
+			w.overdueUnsorted = true // At moved within the list
+		}
+		return
+	}
+	if b := w.bucketFor(w.dueTick(e.at)); b != e.bucket() {
+		w.unlink(e)
+		w.link(i, e, b)
+	}
+}
+
+// stays reports, without dividing, whether e.at still falls in e's bucket:
+// a slot holds a span of due ticks, so a span of instants.
+func (w *Wheel) stays(e *entry) bool {
+	b := e.bucket()
+	if b == bucketOverdue {
+		return e.at <= int64(w.cur^bias)*w.tick
+	}
+	l, s := int(b/slots), int(b%slots)
+	lo := w.slotStart(l, s)
+	hi := lo + (1<<(l*slotBits) - 1)
+	if hi < lo || hi > w.maxTick { // a top slot may end past the last tick
+		hi = w.maxTick
+	}
+	return int64((lo-1)^bias)*w.tick < e.at && e.at <= int64(hi^bias)*w.tick
+}
+
+// firstSlot returns the earliest occupied slot of the wheel; false if the
+// levels are empty.
+func (w *Wheel) firstSlot() (l, s int, ok bool) {
+	if w.levelMask == 0 {
+		return 0, 0, false
+	}
+	l = bits.TrailingZeros16(w.levelMask)
+	return l, bits.TrailingZeros64(w.occupied[l]), true
+}
+
+// Next returns a time no later than the earliest due tick of a pending
+// deadline; false when nothing is pending. For a deadline in a coarse level
+// it is the start of its slot: advancing there cascades the slot, and the
+// following Next is finer, down to the exact due tick.
+func (w *Wheel) Next() (time.Time, bool) {
+	if u, ok := w.nextOverdue(); ok {
+		return w.tickTime(u), true
+	}
+	l, s, ok := w.firstSlot()
+	if !ok {
+		return time.Time{}, false
+	}
+	return w.tickTime(w.slotStart(l, s)), true
+}
+
+// Advance appends to due every deadline whose due tick is <= now, in (At,
+// Key) order, removes them, and returns the extended slice.
+//
+// It visits only occupied slots: each step takes the earliest one, moves the
+// current tick to its start, and fires its entries or cascades them to finer
+// levels. A jump over a week of empty ticks costs nothing per empty tick. A
+// now before the current tick fires only overdue entries that are due by
+// then; the current tick never moves back.
+func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
+	first := len(due)
+	limit := w.floorTick(w.clampAt(toNanos(now)))
+	due = w.fireOverdue(limit, due)
+	for limit > w.cur {
+		l, s, ok := w.firstSlot()
+		if !ok {
+			break
+		}
+		start := w.slotStart(l, s)
+		if start > limit {
+			break
+		}
+		w.cur = start
+		b := uint16(l*slots + s)
+		i := w.heads[b]
+		w.heads[b] = nilIdx
+		w.emptied(b)
+		for i != nilIdx {
+			e := w.slab.at(i)
+			next := e.next
+			if u := w.dueTick(e.at); u <= start {
+				due = w.fire(i, e, due)
+			} else {
+				w.link(i, e, w.bucketFor(u))
+			}
+			i = next
+		}
+	}
+	w.cur = max(w.cur, limit)
+	if len(due)-first > 1 {
+		slices.SortFunc(due[first:], compareDeadlines)
+	}
+	return due
+}
+
+// fire appends entry i to due and frees it. It must already be out of its
+// bucket's list (or that list must be discarded).
+func (w *Wheel) fire(i int32, e *entry, due []Deadline) []Deadline {
+	due = append(due, w.deadline(i, e))
+	w.index.deleteAt(w.index.position(i, e.hash))
+	w.drop(i, e)
+	return due
+}
+
+func compareDeadlines(a, b Deadline) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Key, b.Key)
+}

@@ -1,0 +1,87 @@
+package deadlines
+
+import (
+	"slices"
+	"time"
+)
+
+// model is the naive reference the wheel is tested against: a map and a full
+// scan, with the rules written as plainly as possible.
+type model struct {
+	tick    int64
+	pending map[string]Deadline
+}
+
+func newModel(tick time.Duration) *model {
+	return &model{tick: int64(tick), pending: map[string]Deadline{}}
+}
+
+func (m *model) Push(key, kind string, at time.Time, payload []byte) bool {
+	d, ok := m.pending[key]
+	if ok && !at.Before(d.At) {
+		return false
+	}
+	m.pending[key] = Deadline{Key: key, Kind: kind, At: at, Payload: payload}
+	return true
+}
+
+func (m *model) Extend(key, kind string, now time.Time, window, cap time.Duration) time.Time {
+	d, ok := m.pending[key]
+	if !ok || d.Since.IsZero() {
+		d = Deadline{Key: key, Kind: kind, Since: now, Payload: d.Payload}
+	}
+	at := now.Add(window)
+	if limit := d.Since.Add(cap); limit.Before(at) {
+		at = limit
+	}
+	d.At = at
+	m.pending[key] = d
+	return at
+}
+
+func (m *model) Reset(d Deadline) { m.pending[d.Key] = d }
+
+func (m *model) Cancel(key string) bool {
+	_, ok := m.pending[key]
+	delete(m.pending, key)
+	return ok
+}
+
+func (m *model) Get(key string) (Deadline, bool) {
+	d, ok := m.pending[key]
+	return d, ok
+}
+
+// dueTick is At rounded up to a multiple of the tick.
+func (m *model) dueTick(at time.Time) time.Time {
+	ns := at.UnixNano()
+	t := ns / m.tick
+	if ns%m.tick > 0 {
+		t++
+	}
+	return time.Unix(0, t*m.tick)
+}
+
+// Next is the earliest due tick; false when nothing is pending.
+func (m *model) Next() (time.Time, bool) {
+	var best time.Time
+	found := false
+	for _, d := range m.pending {
+		if t := m.dueTick(d.At); !found || t.Before(best) {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
+
+func (m *model) Advance(now time.Time) []Deadline {
+	var due []Deadline
+	for k, d := range m.pending {
+		if !m.dueTick(d.At).After(now) {
+			due = append(due, d)
+			delete(m.pending, k)
+		}
+	}
+	slices.SortFunc(due, compareDeadlines)
+	return due
+}
