@@ -7,7 +7,7 @@ bin=${1:-bin/wakewheel}
 
 "$bin" daemon &
 daemon=$!
-trap 'kill -INT $daemon 2>/dev/null; wait $daemon' INT TERM
+trap 'kill -INT $daemon 2>/dev/null; wait $daemon; exit 0' INT TERM
 
 for _ in $(seq 1 50); do
   "$bin" status >/dev/null 2>&1 && break

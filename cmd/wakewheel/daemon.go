@@ -87,7 +87,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, log zerolog.Logger) erro
 		}
 	}
 	log.Info().Str("store", cfg.Engine.StoreDir).Int("reloaded", eng.Len()).Int("overdue", overdue).
-		Dur("tick", cfg.Engine.Tick).Msg("store opened")
+		Str("tick", cfg.Engine.Tick.String()).Msg("store opened")
 
 	d.runner = scheduler.Start(eng, d.clock)
 	defer d.runner.Stop()

@@ -26,7 +26,7 @@ func init() {
 func reminderHandler(log zerolog.Logger) scheduler.Handler {
 	return func(_ context.Context, f scheduler.Firing) scheduler.Outcome {
 		log.Info().Str("key", f.Deadline.Key).Time("due", f.Deadline.At).
-			Dur("late", f.Now.Sub(f.Deadline.At)).Str("message", string(f.Deadline.Payload)).Msg("reminder")
+			Str("late", f.Now.Sub(f.Deadline.At).String()).Str("text", string(f.Deadline.Payload)).Msg("reminder")
 		return scheduler.Succeeded()
 	}
 }
