@@ -25,9 +25,12 @@ test-race:
 test-rest: build
 	$(GO) test -count=1 -timeout 8m $$($(GO) list ./... | grep -v -E '/(deadlines|scheduler|store|obligations|internal|api)(/|$$)')
 
-## bench: the long benchmarks quoted in BENCHMARKS.md
+## bench: the long benchmarks quoted in BENCHMARKS.md, with ratios to the
+## baselines measured in the same run (raw output kept in bench.out)
+BENCH_COUNT ?= 3
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 1 -timeout 60m ./deadlines/ ./store/ ./scheduler/
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -timeout 60m ./deadlines/ ./store/ ./scheduler/ | tee bench.out
+	$(GO) run ./internal/benchratio < bench.out
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

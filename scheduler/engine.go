@@ -89,15 +89,52 @@ func NewEngine(store Store, opts Options, now time.Time) (*Engine, error) {
 		retried:  map[string]bool{},
 		stats:    Stats{Outcomes: map[string]uint64{}},
 	}
-	err := store.LoadDeadlines(func(d deadlines.Deadline) error {
-		e.wheel.Reset(d)
-		return nil
-	})
-	if err != nil {
+	if err := e.reload(); err != nil {
 		return nil, fmt.Errorf("scheduler: reload deadlines: %w", err)
 	}
 	e.stats.Reloaded = e.wheel.Len()
 	return e, nil
+}
+
+// reload fills the wheel from the store. Reading and decoding records runs
+// in a goroutine of its own while this one inserts into the wheel, in
+// batches: a restart with a million deadlines pays for the slower of the two,
+// not for their sum. Only this goroutine touches the wheel.
+func (e *Engine) reload() error {
+	const batchLen = 1024
+	batches := make(chan []deadlines.Deadline, 4)
+	free := make(chan []deadlines.Deadline, 6)
+	loadErr := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		batch := make([]deadlines.Deadline, 0, batchLen)
+		loadErr <- e.store.LoadDeadlines(func(d deadlines.Deadline) error {
+			batch = append(batch, d)
+			if len(batch) == batchLen {
+				batches <- batch
+				select {
+				case batch = <-free:
+				default:
+					batch = make([]deadlines.Deadline, 0, batchLen)
+				}
+			}
+			return nil
+		})
+		if len(batch) > 0 {
+			batches <- batch
+		}
+	}()
+	for batch := range batches {
+		for _, d := range batch {
+			e.wheel.Reset(d)
+		}
+		clear(batch)
+		select {
+		case free <- batch[:0]:
+		default:
+		}
+	}
+	return <-loadErr
 }
 
 // Register sets the handler of a kind. Register every kind before the first
