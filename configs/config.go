@@ -14,6 +14,18 @@ type Config struct {
 	Detect      Detect
 	Obligations Obligations
 	Metrics     Metrics
+	Beacon      Beacon
+
+	// Roots and Lanes are tables of the config file only (no flag or
+	// environment form): see sections.go.
+	Roots []Root
+	Lanes map[string]Lane
+}
+
+// Beacon holds the liveness ping's settings (keys beacon.*).
+type Beacon struct {
+	URL    string        // beacon.url: empty for none
+	Period time.Duration // beacon.period
 }
 
 // Engine holds the runner's settings (keys engine.*).

@@ -91,6 +91,9 @@ func Load(opts LoadOptions) (Config, *Effective, error) {
 		eff.add(en)
 	}
 	errs = append(errs, c.check(prov, rejected)...)
+	if v != nil {
+		errs = append(errs, loadSections(v, path, env, &c)...)
+	}
 	if len(errs) > 0 {
 		return Config{}, eff, joinSorted(errs)
 	}
@@ -218,7 +221,7 @@ func readFile(v *viper.Viper, path string) error {
 func unknownKeys(v *viper.Viper, path string) []error {
 	var errs []error
 	for _, key := range v.AllKeys() {
-		if _, ok := lookupSetting(key); ok || underSetting(key) {
+		if _, ok := lookupSetting(key); ok || underSetting(key) || inSection(key) {
 			continue
 		}
 		errs = append(errs, &KeyError{Key: key, Origin: sourceFile + " " + path, Problem: hint(key), Err: ErrUnknownKey})

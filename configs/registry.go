@@ -169,6 +169,14 @@ var registry = []Setting{
 		Reason: "64 KiB holds a message with its context; larger payloads belong in a file the body points at",
 		field:  func(c *Config) any { return &c.Obligations.MaxBody }},
 
+	// beacon: the off-host dead-man ping.
+	{Key: "beacon.url", Kind: KindString, Default: "",
+		Reason: "liveness must leave the host: an HTTP ping URL (healthchecks.io style: URL, URL/start, URL/fail); empty sends nothing",
+		field:  func(c *Config) any { return &c.Beacon.URL }},
+	{Key: "beacon.period", Kind: KindDuration, Default: "1m", Min: "1s", Max: "24h",
+		Reason: "one ping a minute: a dead host is noticed within period + the monitor's grace, at one request a minute",
+		field:  func(c *Config) any { return &c.Beacon.Period }},
+
 	// metrics
 	{Key: "metrics.listen", Kind: KindString, Default: "",
 		Reason: "empty: no TCP port is opened unless asked for",

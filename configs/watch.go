@@ -3,6 +3,7 @@ package configs
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -112,7 +113,7 @@ func (w *watcher) reload() {
 		if w.onError != nil {
 			w.onError(err)
 		}
-	case c != w.last:
+	case !reflect.DeepEqual(c, w.last):
 		w.last = c
 		if w.onChange != nil {
 			w.onChange(c, eff)

@@ -1,0 +1,168 @@
+package configs
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/spf13/viper"
+)
+
+// Root is a repository or directory declared in the config file:
+//
+//	roots:
+//	  - path: ~/src/app
+//	    armed: true
+//	    ingest: ./scripts/index-files
+//	    reconcile: ./scripts/reconcile
+//	    skip: [vendor, build]
+//
+// Commands are the operator's: only what the config file or the CLI's
+// `watch` registers ever runs.
+type Root struct {
+	Path      string
+	Armed     bool
+	Ingest    string
+	Reconcile string
+	Skip      []string
+}
+
+// Lane is a lane's operator settings:
+//
+//	lanes:
+//	  reviewer:
+//	    wake_hook: notify-send "wakewheel: reviewer has work"
+type Lane struct {
+	WakeHook string
+}
+
+// sections are the top-level keys that hold tables rather than registered
+// values.
+var sections = []string{"roots", "lanes"}
+
+// inSection reports whether a file key belongs to a table section.
+func inSection(key string) bool {
+	return slices.ContainsFunc(sections, func(s string) bool { return key == s || strings.HasPrefix(key, s+".") })
+}
+
+var laneName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// loadSections reads the table sections of the file into c.
+func loadSections(v *viper.Viper, path string, env lookup, c *Config) []error {
+	origin := sourceFile + " " + path
+	bad := func(key string, value any, problem string) error {
+		return &KeyError{Key: key, Value: fmt.Sprint(value), Origin: origin, Problem: problem, Err: ErrInvalid}
+	}
+	var errs []error
+	if v.IsSet("roots") {
+		list, ok := v.Get("roots").([]any)
+		if !ok {
+			errs = append(errs, bad("roots", v.Get("roots"), "must be a list of tables with path, armed, ingest, reconcile, skip"))
+		}
+		seen := map[string]bool{}
+		for i, item := range list {
+			key := fmt.Sprintf("roots[%d]", i)
+			r, err := rootOf(item, env)
+			if err != "" {
+				errs = append(errs, bad(key, item, err))
+				continue
+			}
+			if seen[r.Path] {
+				errs = append(errs, bad(key+".path", r.Path, "declared twice"))
+				continue
+			}
+			seen[r.Path] = true
+			c.Roots = append(c.Roots, r)
+		}
+	}
+	if v.IsSet("lanes") {
+		table, ok := v.Get("lanes").(map[string]any)
+		if !ok {
+			errs = append(errs, bad("lanes", v.Get("lanes"), "must be a table of lane names"))
+		}
+		for name, item := range table {
+			key := "lanes." + name
+			if !laneName.MatchString(name) {
+				errs = append(errs, bad(key, name, "a lane name is 1..128 of A-Z a-z 0-9 . _ - and starts with a letter or digit"))
+				continue
+			}
+			fields, ok := item.(map[string]any)
+			if !ok {
+				errs = append(errs, bad(key, item, "must be a table (wake_hook)"))
+				continue
+			}
+			var l Lane
+			for f, val := range fields {
+				text, isText := val.(string)
+				switch {
+				case f == "wake_hook" && isText:
+					l.WakeHook = strings.TrimSpace(text)
+				case f == "wake_hook":
+					errs = append(errs, bad(key+".wake_hook", val, "must be a command line (a string)"))
+				default:
+					errs = append(errs, &KeyError{Key: key + "." + f, Origin: origin, Problem: "a lane has only wake_hook", Err: ErrUnknownKey})
+				}
+			}
+			if c.Lanes == nil {
+				c.Lanes = map[string]Lane{}
+			}
+			c.Lanes[name] = l
+		}
+	}
+	return errs
+}
+
+// rootOf decodes one roots entry, or says what is wrong with it.
+func rootOf(item any, env lookup) (Root, string) {
+	fields, ok := item.(map[string]any)
+	if !ok {
+		return Root{}, "must be a table with path, armed, ingest, reconcile, skip"
+	}
+	var r Root
+	for f, val := range fields {
+		switch f {
+		case "path", "ingest", "reconcile":
+			text, ok := val.(string)
+			if !ok {
+				return r, f + " must be a string"
+			}
+			switch f {
+			case "path":
+				r.Path = filepath.Clean(expandHome(strings.TrimSpace(text), env))
+			case "ingest":
+				r.Ingest = strings.TrimSpace(text)
+			default:
+				r.Reconcile = strings.TrimSpace(text)
+			}
+		case "armed":
+			b, ok := val.(bool)
+			if !ok {
+				return r, "armed must be true or false"
+			}
+			r.Armed = b
+		case "skip":
+			list, ok := val.([]any)
+			if !ok {
+				return r, "skip must be a list of directory names or root-relative paths"
+			}
+			for _, s := range list {
+				text, ok := s.(string)
+				if !ok || strings.TrimSpace(text) == "" {
+					return r, "skip entries must be non-empty strings"
+				}
+				r.Skip = append(r.Skip, strings.TrimSpace(text))
+			}
+		default:
+			return r, fmt.Sprintf("unknown field %q (a root has path, armed, ingest, reconcile, skip)", f)
+		}
+	}
+	if r.Path == "" || r.Path == "." {
+		return r, "path is required"
+	}
+	if !filepath.IsAbs(r.Path) {
+		return r, fmt.Sprintf("path %q must be absolute (or start with ~/)", r.Path)
+	}
+	return r, ""
+}

@@ -1,0 +1,60 @@
+package configs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSectionsRootsAndLanes(t *testing.T) {
+	env := testEnv(t)
+	home, _ := env("HOME")
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(path, []byte(`
+roots:
+  - path: ~/src/app
+    armed: true
+    ingest: ./index.sh
+    skip: [vendor, build]
+  - path: /srv/docs
+lanes:
+  reviewer:
+    wake_hook: notify-send reviewer
+`), 0o600)
+	c, _, err := Load(LoadOptions{File: path, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Roots) != 2 || c.Roots[0].Path != filepath.Join(home, "src/app") || !c.Roots[0].Armed ||
+		c.Roots[0].Ingest != "./index.sh" || strings.Join(c.Roots[0].Skip, ",") != "vendor,build" ||
+		c.Roots[1].Path != "/srv/docs" || c.Roots[1].Armed {
+		t.Fatalf("roots: %+v", c.Roots)
+	}
+	if c.Lanes["reviewer"].WakeHook != "notify-send reviewer" {
+		t.Fatalf("lanes: %+v", c.Lanes)
+	}
+}
+
+func TestSectionsBadValues(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"roots: yes\n", "roots"},
+		{"roots:\n  - path: relative/dir\n", "must be absolute"},
+		{"roots:\n  - ingest: x\n", "path is required"},
+		{"roots:\n  - path: /a\n    armd: true\n", `unknown field "armd"`},
+		{"roots:\n  - path: /a\n  - path: /a\n", "declared twice"},
+		{"lanes:\n  bad lane:\n    wake_hook: x\n", "a lane name is"},
+		{"lanes:\n  a:\n    hook: x\n", "a lane has only wake_hook"},
+	} {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		os.WriteFile(path, []byte(tc.file), 0o600)
+		_, _, err := Load(LoadOptions{File: path, Env: testEnv(t)})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.file, err, tc.want)
+		}
+		if err != nil && !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrUnknownKey) {
+			t.Errorf("%q: %v is neither ErrInvalid nor ErrUnknownKey", tc.file, err)
+		}
+	}
+}
