@@ -208,20 +208,26 @@ func (a *app) alertsCmd() *cobra.Command {
 }
 
 func (a *app) repairCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "repair",
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "repair [--store DIR]",
 		Short: "Recover what can be read of a corrupt store (stop the daemon first)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, _, err := a.config(cmd)
-			if err != nil {
+			if dir == "" {
+				cfg, _, err := a.config(cmd)
+				if err != nil {
+					return err
+				}
+				dir = cfg.Engine.StoreDir
+			}
+			if err := store.Repair(dir); err != nil {
 				return err
 			}
-			if err := store.Repair(cfg.Engine.StoreDir); err != nil {
-				return err
-			}
-			fmt.Printf("store %s recovered\n", cfg.Engine.StoreDir)
+			fmt.Printf("store %s recovered\n", dir)
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&dir, "store", "", "the store directory (default: engine.store_dir)")
+	return cmd
 }

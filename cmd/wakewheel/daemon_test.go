@@ -66,7 +66,7 @@ func TestCorruptStoreHasARepairPath(t *testing.T) {
 	if !strings.Contains(out, "corrupt") || !strings.Contains(out, "wakewheel repair") || strings.Contains(out, "panic") {
 		t.Fatalf("want a clear corruption error naming the repair command, got:\n%s", out)
 	}
-	if out, err := h.run("repair"); err != nil {
+	if out, err := h.run("repair", "--store", storeDir); err != nil {
 		t.Fatalf("repair: %v\n%s", err, out)
 	}
 	d = h.start()
