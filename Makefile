@@ -5,7 +5,7 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
 # The engine packages run under the race detector in `make test`.
-ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./internal/... ./api/...
+ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./internal/... ./api/...
 
 .PHONY: build run test test-race test-rest bench lint clean
 
@@ -23,13 +23,13 @@ test-race:
 	$(GO) test -race -count=1 -timeout 8m $(ENGINE_PKGS)
 
 test-rest: build
-	$(GO) test -count=1 -timeout 8m $$($(GO) list ./... | grep -v -E '/(deadlines|scheduler|store|obligations|internal|api)(/|$$)')
+	$(GO) test -count=1 -timeout 8m $$($(GO) list ./... | grep -v -E '/(deadlines|scheduler|store|obligations|wakes|internal|api)(/|$$)')
 
 ## bench: the long benchmarks quoted in BENCHMARKS.md, with ratios to the
 ## baselines measured in the same run (raw output kept in bench.out)
 BENCH_COUNT ?= 3
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -timeout 60m ./deadlines/ ./store/ ./scheduler/ | tee bench.out
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -timeout 60m ./deadlines/ ./store/ ./scheduler/ ./wakes/ | tee bench.out
 	$(GO) run ./internal/benchratio < bench.out
 
 lint:

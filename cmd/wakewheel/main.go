@@ -57,6 +57,7 @@ func newRoot() *cobra.Command {
 		a.remindCmd(),
 		a.alertsCmd(),
 		a.repairCmd(),
+		a.obligationsCmds(),
 	)
 	return root
 }

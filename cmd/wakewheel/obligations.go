@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/configs"
+	ob "github.com/wakewheel/wakewheel/obligations"
+	"github.com/wakewheel/wakewheel/scheduler"
+	"github.com/wakewheel/wakewheel/wakes"
+)
+
+// The obligations settings come from the config (obligations.*, beacon.*,
+// and the lanes table: lanes.<name>.wake_hook, config file only), except
+// the beacon's host name, which has no key yet:
+//
+//	WAKEWHEEL_BEACON_HOST  this host's name in the beacon (default: the
+//	                       hostname); the beacon's deadline is beacon/<host>
+//
+// Wake hooks come from the operator's config file only: no API request can
+// set one, so no agent can make the daemon run a command. Class policies
+// and wake hooks follow a live reload; the beacon's settings are read at
+// start.
+const envBeaconHost = "WAKEWHEEL_BEACON_HOST"
+
+// The obligations plugin: the wake doctrine's service, its redeliver
+// handler, its API routes, and the beacon.
+func init() {
+	p := &obligationsPlugin{}
+	registerPlugin(plugin{name: "obligations", engine: p.engine, serve: p.serve, close: p.close})
+	reloadHooks = append(reloadHooks, p.reload)
+	for _, k := range []string{"lanes", "obligations.max_body", "obligations.human.slo", "obligations.peer.slo",
+		"obligations.digest.slo", "obligations.alert.slo"} {
+		liveKeys[k] = true // the cadences are live already: reload.go re-times them
+	}
+}
+
+type obligationsPlugin struct {
+	svc    *wakes.Service
+	beacon *wakes.Beacon
+	hooks  atomic.Pointer[map[string]configs.Lane]
+}
+
+func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
+	log := d.log.With().Str("component", "obligations").Logger()
+	p.svc, p.beacon = nil, nil
+	p.hooks.Store(&d.cfg.Lanes)
+	bopts, err := beaconOptions(d.cfg.Beacon, os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	if bopts.URL != "" {
+		bopts.Logger = log
+		if p.beacon, err = wakes.NewBeacon(bopts, d.db); err != nil {
+			return err
+		}
+		eng.Register(wakes.BeaconKind, p.beacon.Handler())
+		log.Info().Str("host", bopts.Host).Dur("period", p.beacon.Period()).Msg("beacon configured")
+	} else {
+		eng.Register(wakes.BeaconKind, wakes.Idle())
+	}
+	opts := wakes.Options{Policies: policies(d.cfg.Obligations), Clock: d.clock, Logger: log, Hook: p.wakeHook}
+	if p.beacon != nil {
+		opts.OnFailure = p.beacon.Fail
+	}
+	for lane, l := range d.cfg.Lanes {
+		if l.WakeHook != "" {
+			log.Info().Str("lane", lane).Msg("wake hook configured")
+		}
+	}
+	svc, intents, err := wakes.Open(d.db, opts)
+	if err != nil {
+		return err
+	}
+	p.svc = svc
+	eng.Register(ob.RedeliverKind, svc.Handler())
+	if err := wakes.ApplyIntents(eng, d.clock.Now(), intents); err != nil {
+		log.Warn().Err(err).Msg("re-deriving redeliver deadlines")
+	}
+	return nil
+}
+
+func (p *obligationsPlugin) serve(ctx context.Context, d *daemon) error {
+	p.svc.Attach(d.runner)
+	api.RegisterObligations(d.srv, p.svc)
+	if p.beacon != nil {
+		if err := p.beacon.Start(ctx, d.runner); err != nil {
+			return fmt.Errorf("beacon: %w", err)
+		}
+	}
+	return nil
+}
+
+func (p *obligationsPlugin) close() {
+	if p.beacon != nil {
+		p.beacon.Stop()
+	}
+	p.svc.Close()
+}
+
+// reload puts a valid config change in force: class policies and wake hooks.
+func (p *obligationsPlugin) reload(d *daemon, old, cur configs.Config) {
+	p.hooks.Store(&cur.Lanes)
+	if p.svc == nil || old.Obligations == cur.Obligations {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.svc.SetPolicies(ctx, policies(cur.Obligations)); err != nil {
+		d.log.Error().Err(err).Msg("obligations: the new class policies are not in force")
+	}
+}
+
+// wakeHook is the configured wake hook of a lane (lanes.<lane>.wake_hook).
+func (p *obligationsPlugin) wakeHook(lane string) string {
+	if m := p.hooks.Load(); m != nil {
+		return (*m)[lane].WakeHook
+	}
+	return ""
+}
+
+// policies turns the configured class timings into the doctrine's table.
+func policies(c configs.Obligations) ob.Policies {
+	pol := ob.Policies{}
+	for cls, t := range map[ob.Class]configs.Class{ob.ClassHuman: c.Human, ob.ClassPeer: c.Peer, ob.ClassDigest: c.Digest, ob.ClassAlert: c.Alert} {
+		pol[cls] = ob.Policy{Cadence: t.Cadence, SLO: t.SLO, MaxBody: c.MaxBody}
+	}
+	return pol
+}
+
+// slos are the limits a ledger report judges against: the configured SLOs.
+func (a *app) slos(cmd *cobra.Command) (ob.SLOs, error) {
+	cfg, _, err := a.config(cmd)
+	return ob.DefaultSLOs(policies(cfg.Obligations)), err
+}
+
+// beaconOptions are the configured beacon's; no URL means no beacon.
+func beaconOptions(c configs.Beacon, env func(string) (string, bool)) (wakes.BeaconOptions, error) {
+	o := wakes.BeaconOptions{URL: c.URL, Period: c.Period}
+	if o.URL == "" {
+		return o, nil
+	}
+	o.Host, _ = env(envBeaconHost)
+	if o.Host == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return o, fmt.Errorf("%s is unset and the hostname is unknown: %w", envBeaconHost, err)
+		}
+		o.Host = h
+	}
+	return o, nil
+}

@@ -1,0 +1,67 @@
+// Package wakes is the daemon side of the wake doctrine. The obligations
+// package decides (pure state in, effects out); this package does the I/O
+// those effects ask for:
+//
+//   - Service owns one obligations.State behind a mutex. Every change
+//     (post, deliver, ack, park, resume, a redeliver firing) takes the
+//     mutex, computes its Effects, and hands them to an ordered commit
+//     pipeline (commit.go), then waits outside the mutex for the
+//     pipeline to finish them: records and ledger entries are written as
+//     one store batch (fsynced when Effects.Sync), deadline intents are
+//     applied through the runner, wakes are handed to long-poll waiters
+//     (waiters.go) and to the lane's wake hook (hook.go). Only then does
+//     the caller get its answer.
+//   - The pipeline is a grouped commit: while one batch is being fsynced,
+//     everything enqueued by concurrent callers waits, and goes out as the
+//     next single batch, in enqueue order. Concurrent posters therefore
+//     share fsyncs, and a record is never durable before a record that was
+//     produced before it (no sequence gap after a crash, an ack is never
+//     durable before the obligations it consumes).
+//   - Reads (a digest, a wait that finds work) go through the same
+//     pipeline, so nothing that is not yet durable is ever presented to a
+//     consumer.
+//   - The redeliver handler (kind "redeliver") fires the fallback
+//     re-wakes; Beacon sends the off-host dead-man beacon, rescheduled by
+//     the deadline beacon/<host> rather than by a ticker; Monitor is the
+//     other end: each beacon extends absent/<host> in its own engine, and
+//     a firing raises an alarm (log, command, webhook).
+//   - The ledger (ledger.go) is stored in the same batches as the records
+//     it describes, so a crash can never keep a consumption without its
+//     cursor, or the reverse.
+//   - SetPolicies puts a reloaded class table in force by rebuilding the
+//     state from its own records (the obligations package keeps its
+//     policies fixed per State).
+//
+// # Durability
+//
+// A post, an ack and a park are answered only once their records are
+// fsynced. A delivery's cursor is written without fsync: losing it (power
+// loss only) presents the same wake again. A process crash (SIGKILL)
+// loses nothing that was answered; the idempotency-id index comes back
+// with the obligations, so a producer's retry after a restart is still a
+// duplicate. If a store write fails, the state is reloaded from the store
+// (what is durable is the truth), every caller of the failed batch and of
+// everything queued behind it gets an error, and the failure is alerted.
+//
+// # Registered numbers
+//
+//	DefaultHookTimeout   2 m   a wake hook only has to nudge an agent; one
+//	                           stuck for minutes is killed and alerted.
+//	MaxBatch          1024     items in one grouped commit (as the store's
+//	                           own sync group).
+//	MaxWait             25 s   one long-poll request, under the API's 30 s
+//	                           request limit; clients loop for longer waits.
+//	DefaultBeaconPeriod 1 m    healthchecks.io's smallest period is 1 m.
+//	DefaultPingTimeout  10 s   one beacon HTTP request.
+//	DefaultAlarmTimeout 30 s   one alarm command or webhook call.
+//
+// # Imports
+//
+// wakes uses obligations, scheduler (its Engine and Handler types),
+// store (the Op type; the Store interface is declared here and satisfied by
+// *store.DB), internal/clock, zerolog, and os/exec and net/http for the
+// hook, beacon and alarms. It never imports viper, configs or cmd: the
+// daemon hands it plain option structs. Time comes from the Clock in
+// Options, or the runner's now (Monitor, the beacon); timeouts of external
+// work use contexts. imports_test.go enforces both.
+package wakes

@@ -1,0 +1,115 @@
+package wakes
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	ob "github.com/wakewheel/wakewheel/obligations"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+// Store namespaces.
+//
+//	ob/o/<lane>/<seq>    obligation record (obligations.Encode)
+//	ob/c/<lane>          cursor record
+//	ob/p/<lane>          checkpoint record
+//	obledger/e/<seq:20>  ledger entry, JSON obligations.Entry; seq from 1
+//	obledger/next        the last ledger seq used (8 bytes, big endian)
+//
+// Ledger entries are written in the same batch as the records whose
+// effects they describe, with the counter. The ledger is kept as long as
+// the obligations are: forever.
+const (
+	RecordNS = "ob"
+	LedgerNS = "obledger"
+
+	ledgerEntryPrefix = "e/"
+	ledgerNextKey     = "next"
+)
+
+func ledgerKey(seq uint64) string { return fmt.Sprintf("%s%020d", ledgerEntryPrefix, seq) }
+
+func loadLedgerNext(db Store) (uint64, error) {
+	var next uint64
+	err := db.Scan(LedgerNS, ledgerNextKey, func(key string, val []byte) error {
+		if key != ledgerNextKey {
+			return nil
+		}
+		if len(val) != 8 {
+			return fmt.Errorf("wakes: ledger counter is %d bytes, want 8", len(val))
+		}
+		next = binary.BigEndian.Uint64(val)
+		return nil
+	})
+	return next, err
+}
+
+// itemOf turns effects into a pipeline item: records and ledger entries as
+// one batch of store ops. The caller holds mu (it numbers ledger entries).
+func (s *Service) itemOf(eff ob.Effects) *item {
+	it := &item{sync: eff.Sync, intents: eff.Deadlines, wakes: eff.Wakes, done: make(chan error, 1)}
+	for _, r := range eff.Records {
+		it.ops = append(it.ops, store.PutOp(RecordNS, r.Key(), ob.Encode(r)))
+	}
+	for i := range eff.Ledger {
+		val, err := json.Marshal(&eff.Ledger[i])
+		if err != nil {
+			continue // an Entry of plain fields always marshals
+		}
+		s.ledger++
+		it.ops = append(it.ops, store.PutOp(LedgerNS, ledgerKey(s.ledger), val))
+	}
+	if len(eff.Ledger) > 0 {
+		it.ops = append(it.ops, store.PutOp(LedgerNS, ledgerNextKey, binary.BigEndian.AppendUint64(nil, s.ledger)))
+	}
+	return it
+}
+
+// errPageFull stops a ledger scan once a page is full.
+var errPageFull = errors.New("page full")
+
+// Ledger returns up to limit entries with a sequence number above after,
+// in order, and the sequence number of the last one returned (after, when
+// none). Only durable entries are returned. limit <= 0 means all.
+//
+// The store scans from the first entry, so paging through a ledger of n
+// entries costs O(n) per page; export with a large limit.
+func (s *Service) Ledger(ctx context.Context, after uint64, limit int) ([]ob.Entry, uint64, error) {
+	if err := s.begin(); err != nil {
+		return nil, after, err
+	}
+	t := s.pipe.barrier()
+	s.mu.Unlock()
+	if err := t.wait(ctx); err != nil {
+		return nil, after, err
+	}
+	var out []ob.Entry
+	last := after
+	err := s.db.Scan(LedgerNS, ledgerEntryPrefix, func(key string, val []byte) error {
+		seq, err := strconv.ParseUint(key[len(ledgerEntryPrefix):], 10, 64)
+		if err != nil {
+			return fmt.Errorf("wakes: ledger key %q: %w", key, err)
+		}
+		if seq <= after {
+			return nil
+		}
+		if limit > 0 && len(out) >= limit {
+			return errPageFull
+		}
+		var e ob.Entry
+		if err := json.Unmarshal(val, &e); err != nil {
+			return fmt.Errorf("wakes: ledger entry %d: %w", seq, err)
+		}
+		out = append(out, e)
+		last = seq
+		return nil
+	})
+	if err != nil && !errors.Is(err, errPageFull) {
+		return nil, after, err
+	}
+	return out, last, nil
+}

@@ -1,0 +1,389 @@
+package wakes
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel/internal/clock"
+	ob "github.com/wakewheel/wakewheel/obligations"
+	"github.com/wakewheel/wakewheel/scheduler"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+// Sentinel errors of the service (the obligations package's sentinels pass
+// through unchanged).
+var (
+	// ErrClosed: the service is shutting down. It wraps
+	// scheduler.ErrStopped, so adapters answer "stopping".
+	ErrClosed = fmt.Errorf("wakes: service closed: %w", scheduler.ErrStopped)
+	// ErrStore: the store failed a write; the state was reloaded from what
+	// is durable, and the call did not happen.
+	ErrStore = errors.New("wakes: store write failed")
+	// ErrNotParked: resume without a checkpoint on a lane never parked. It
+	// wraps obligations.ErrBadCheckpoint.
+	ErrNotParked = fmt.Errorf("wakes: lane was never parked: %w", ob.ErrBadCheckpoint)
+)
+
+// Store is what the service needs of persistence; *store.DB satisfies it.
+// A synced Write is durable when it returns.
+type Store interface {
+	Write(sync bool, ops ...store.Op) error
+	Scan(ns, prefix string, fn func(key string, val []byte) error) error
+}
+
+// Runner is the single entry point of the scheduler; *scheduler.Runner
+// satisfies it.
+type Runner interface {
+	Do(ctx context.Context, fn func(e *scheduler.Engine, now time.Time)) error
+}
+
+// Options configure a Service. Policies and Clock are required.
+type Options struct {
+	Policies ob.Policies
+	Clock    clock.Clock
+	Logger   zerolog.Logger
+	// Hook returns the operator's wake hook command for a lane ("" for
+	// none). It comes from the daemon's configuration only: nothing that
+	// reaches the service through the API can set it.
+	Hook func(lane string) string
+	// HookTimeout bounds one run of a hook (default DefaultHookTimeout).
+	HookTimeout time.Duration
+	// OnFailure, when set, is told about a failure the service recorded
+	// (a failed store write, a failed hook), e.g. to send a fail beacon.
+	OnFailure func(msg string)
+}
+
+// Service is the daemon's obligations state and its I/O. It is safe for
+// concurrent use.
+type Service struct {
+	opts  Options
+	log   zerolog.Logger
+	db    Store
+	clock clock.Clock
+
+	mu      sync.Mutex
+	st      *ob.State
+	ledger  uint64 // last ledger sequence number used
+	broken  error  // set when a failed write could not be recovered
+	closed  bool
+	waiters waiters
+
+	pipe  *pipeline
+	hooks *hooks
+
+	runnerMu sync.Mutex
+	runner   Runner
+	attached chan struct{}
+}
+
+// Open restores the service from the store and starts its commit
+// pipeline. It returns the deadline intents that re-derive the fallback
+// re-wakes; apply them (ApplyIntents) to the engine before the runner
+// starts. Call Attach once the runner runs, and Close at shutdown.
+func Open(db Store, opts Options) (*Service, []ob.Intent, error) {
+	if opts.Clock == nil {
+		return nil, nil, errors.New("wakes: Options.Clock is required")
+	}
+	if opts.HookTimeout <= 0 {
+		opts.HookTimeout = DefaultHookTimeout
+	}
+	s := &Service{opts: opts, log: opts.Logger, db: db, clock: opts.Clock, attached: make(chan struct{})}
+	st, intents, next, err := s.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	s.st, s.ledger = st, next
+	s.waiters.init()
+	s.hooks = newHooks(opts.Hook, opts.HookTimeout, opts.Clock, s.log, s.failure)
+	s.pipe = newPipeline(s)
+	return s, intents, nil
+}
+
+// load reads every record and ledger counter from the store and restores a
+// State at now.
+func (s *Service) load() (*ob.State, []ob.Intent, uint64, error) {
+	var recs []ob.Record
+	err := s.db.Scan(RecordNS, "", func(key string, val []byte) error {
+		r, err := ob.Decode(val)
+		if err != nil {
+			return fmt.Errorf("wakes: record %s/%s: %w (run `wakewheel repair` to drop records that do not decode)", RecordNS, key, err)
+		}
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	next, err := loadLedgerNext(s.db)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	st, eff, err := ob.Restore(s.opts.Policies, recs, s.clock.Now())
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("wakes: restore: %w", err)
+	}
+	return st, eff.Deadlines, next, nil
+}
+
+// Attach hands the service the running runner: from then on the pipeline
+// applies deadline intents through it. Handlers that fire before Attach
+// wait for it.
+func (s *Service) Attach(r Runner) {
+	s.runnerMu.Lock()
+	defer s.runnerMu.Unlock()
+	if s.runner == nil {
+		s.runner = r
+		close(s.attached)
+	}
+}
+
+// Close finishes what is queued, stops the pipeline and the hooks. Calls
+// after Close return ErrClosed. Close is meant to run before the runner
+// stops, so queued intents still reach it.
+func (s *Service) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.waiters.closeAll()
+	s.mu.Unlock()
+	s.pipe.close()
+	s.hooks.close()
+}
+
+// begin locks the state for a change; end unlocks it.
+func (s *Service) begin() error {
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return ErrClosed
+	case s.broken != nil:
+		err := s.broken
+		s.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// commitLocked enqueues eff (the caller holds mu) and returns the ticket
+// to wait on after unlocking.
+func (s *Service) commitLocked(eff ob.Effects) *item {
+	return s.pipe.enqueue(s.itemOf(eff))
+}
+
+// Post adds o to its lane, durably, and returns it (with Duplicate set
+// when o.ID was posted before: then nothing changes). An empty ID is
+// replaced by a random one. The lane must exist (opened, or posted to
+// before) unless create is set: a post to a lane nobody consumes is most
+// likely a typo, and would never be read.
+func (s *Service) Post(ctx context.Context, o ob.Obligation, create bool) (ob.Obligation, error) {
+	if o.ID == "" {
+		o.ID = newID()
+	}
+	if err := s.begin(); err != nil {
+		return ob.Obligation{}, err
+	}
+	if _, ok := s.st.Lane(o.Lane); !ok && !create && ob.ValidateLane(o.Lane) == nil {
+		s.mu.Unlock()
+		return ob.Obligation{}, fmt.Errorf("%w %q: no consumer opened it (open it with `wakewheel lanes --open %s`, start `wakewheel wait --lane %s`, or post with create)",
+			ob.ErrUnknownLane, o.Lane, o.Lane, o.Lane)
+	}
+	got, eff, err := s.st.Post(o, s.clock.Now())
+	if err != nil {
+		s.mu.Unlock()
+		return ob.Obligation{}, err
+	}
+	if got.Duplicate {
+		// The original may still be on its way to disk: answer only once
+		// everything before this call is durable.
+		t := s.pipe.barrier()
+		s.mu.Unlock()
+		return got, t.wait(ctx)
+	}
+	t := s.commitLocked(eff)
+	s.mu.Unlock()
+	return got, t.wait(ctx)
+}
+
+// OpenLane creates an empty lane (durably) so producers may post to it.
+// Opening an existing lane changes nothing.
+func (s *Service) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, error) {
+	if err := s.begin(); err != nil {
+		return ob.LaneStatus{}, err
+	}
+	eff, err := s.st.Open(lane, s.clock.Now())
+	if err != nil {
+		s.mu.Unlock()
+		return ob.LaneStatus{}, err
+	}
+	st, _ := s.st.Lane(lane)
+	t := s.commitLocked(eff)
+	s.mu.Unlock()
+	return st, t.wait(ctx)
+}
+
+// Lanes returns the status of every lane.
+func (s *Service) Lanes(ctx context.Context) ([]ob.LaneStatus, error) {
+	if err := s.begin(); err != nil {
+		return nil, err
+	}
+	out := s.st.Lanes()
+	t := s.pipe.barrier()
+	s.mu.Unlock()
+	return out, t.wait(ctx)
+}
+
+// Digest returns the lane's digest without delivering it.
+func (s *Service) Digest(ctx context.Context, lane, who string) (ob.Digest, error) {
+	if err := s.begin(); err != nil {
+		return ob.Digest{}, err
+	}
+	d, err := s.st.Digest(lane, who, s.clock.Now())
+	if err != nil {
+		s.mu.Unlock()
+		return ob.Digest{}, err
+	}
+	t := s.pipe.barrier()
+	s.mu.Unlock()
+	return d, t.wait(ctx)
+}
+
+// Ack consumes the lane up to upto (cumulative; synced before it returns)
+// and returns the lane's status afterwards. action names a consequential
+// action taken (a qualified action in the ledger).
+func (s *Service) Ack(ctx context.Context, lane string, upto uint64, action string) (ob.LaneStatus, error) {
+	if err := s.begin(); err != nil {
+		return ob.LaneStatus{}, err
+	}
+	eff, err := s.st.Ack(lane, upto, action, s.clock.Now())
+	if err != nil {
+		s.mu.Unlock()
+		return ob.LaneStatus{}, err
+	}
+	st, _ := s.st.Lane(lane)
+	var t *item
+	if eff.Empty() {
+		t = s.pipe.barrier() // at or below CONSUMED: already durable, or on its way
+	} else {
+		t = s.commitLocked(eff)
+	}
+	s.mu.Unlock()
+	return st, t.wait(ctx)
+}
+
+// Park checkpoints the lane's CONSUMED cursor (phase one of a two-phase
+// park). Once it returns, the checkpoint is durable and the agent may clear
+// its context.
+func (s *Service) Park(ctx context.Context, lane string) (ob.Checkpoint, error) {
+	if err := s.begin(); err != nil {
+		return ob.Checkpoint{}, err
+	}
+	cp, eff, err := s.st.Park(lane, s.clock.Now())
+	if err != nil {
+		s.mu.Unlock()
+		return ob.Checkpoint{}, err
+	}
+	t := s.commitLocked(eff)
+	s.mu.Unlock()
+	return cp, t.wait(ctx)
+}
+
+// Resume delivers the digest since a checkpoint: cp, or the lane's last
+// park when cp is nil.
+func (s *Service) Resume(ctx context.Context, lane, who string, cp *ob.Checkpoint) (ob.Digest, error) {
+	if err := s.begin(); err != nil {
+		return ob.Digest{}, err
+	}
+	if cp == nil {
+		st, ok := s.st.Lane(lane)
+		if ok && st.Parked == nil {
+			s.mu.Unlock()
+			return ob.Digest{}, fmt.Errorf("%w: %s has no checkpoint; park it first", ErrNotParked, lane)
+		}
+		if ok {
+			cp = st.Parked
+		} else {
+			cp = &ob.Checkpoint{Lane: lane} // Resume reports the unknown lane
+		}
+	} else if cp.Lane != lane {
+		s.mu.Unlock()
+		return ob.Digest{}, fmt.Errorf("%w: checkpoint is for lane %s, not %s", ob.ErrBadCheckpoint, cp.Lane, lane)
+	}
+	d, eff, err := s.st.Resume(*cp, who, s.clock.Now())
+	if err != nil {
+		s.mu.Unlock()
+		return ob.Digest{}, err
+	}
+	t := s.commitLocked(eff)
+	s.mu.Unlock()
+	return d, t.wait(ctx)
+}
+
+// SetPolicies puts new class policies in force (a live config reload): the
+// state is rebuilt from its own records under the new table, and the
+// fallback re-wakes are pushed no later than the new cadence allows (a
+// pending one is never moved later). Later posts are checked against the
+// new body limit.
+func (s *Service) SetPolicies(ctx context.Context, p ob.Policies) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	st, eff, err := ob.Restore(p, s.st.Records(now), now)
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.st, s.opts.Policies = st, p
+	t := s.commitLocked(ob.Effects{Deadlines: eff.Deadlines})
+	s.mu.Unlock()
+	return t.wait(ctx)
+}
+
+// Fire handles a redeliver deadline: it re-wakes the lane if the class
+// still holds unconsumed work.
+func (s *Service) Fire(ctx context.Context, key string) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	eff, err := s.st.Fire(key, s.clock.Now())
+	if err != nil || eff.Empty() {
+		s.mu.Unlock()
+		return err
+	}
+	t := s.commitLocked(eff)
+	s.mu.Unlock()
+	return t.wait(ctx)
+}
+
+// failure logs and records a failure, and tells OnFailure.
+func (s *Service) failure(code, key, msg string) {
+	s.log.Error().Str("alert", code).Str("key", key).Msg(msg)
+	s.runnerMu.Lock()
+	r := s.runner
+	s.runnerMu.Unlock()
+	if r != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = r.Do(ctx, func(e *scheduler.Engine, now time.Time) { e.Alert(now, code, key, msg) })
+		cancel()
+	}
+	if s.opts.OnFailure != nil {
+		s.opts.OnFailure(code + ": " + msg)
+	}
+}
+
+// newID returns a random idempotency id for a post that came without one.
+func newID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "auto-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,122 @@
+package wakes
+
+import (
+	"context"
+	"time"
+
+	ob "github.com/wakewheel/wakewheel/obligations"
+)
+
+// MaxWait bounds one long-poll request; clients loop for longer waits.
+const MaxWait = 25 * time.Second
+
+// waiters are the lanes' long-poll broadcast channels: a wake closes the
+// lane's channel (waking every waiter at once) and the next waiter makes a
+// new one. Guarded by the service's mutex.
+type waiters struct {
+	lanes  map[string]chan struct{}
+	closed chan struct{}
+}
+
+func (w *waiters) init() {
+	w.lanes = map[string]chan struct{}{}
+	w.closed = make(chan struct{})
+}
+
+func (w *waiters) channel(lane string) <-chan struct{} {
+	ch, ok := w.lanes[lane]
+	if !ok {
+		ch = make(chan struct{})
+		w.lanes[lane] = ch
+	}
+	return ch
+}
+
+func (w *waiters) signal(lane string) {
+	if ch, ok := w.lanes[lane]; ok {
+		close(ch)
+		delete(w.lanes, lane)
+	}
+}
+
+func (w *waiters) closeAll() { close(w.closed) }
+
+// deliver hands durable wakes to the lanes' waiters and wake hooks (the
+// pipeline calls it after the wakes' records are written).
+func (s *Service) deliver(wakes []ob.Wake) {
+	s.mu.Lock()
+	for _, w := range wakes {
+		s.waiters.signal(w.Lane)
+	}
+	s.mu.Unlock()
+	for _, w := range wakes {
+		s.hooks.trigger(w)
+	}
+}
+
+// Wait is the consumer's long poll. It opens the lane if it does not
+// exist (the consumer declares itself), then:
+//
+//   - if the lane holds unconsumed work that the consumer has not seen as
+//     wake id after (empty after: any unconsumed work), it delivers the
+//     digest at once: a restarted consumer is presented again everything
+//     it has not captured;
+//   - otherwise it blocks until the lane is woken (a post, or a fallback
+//     re-wake of the same wake id) and delivers the digest then.
+//
+// It reports false when timeout passes first. A woken waiter that finds
+// nothing unconsumed (its consumer acked meanwhile) records a no-op wake
+// in the ledger and goes on waiting: it never hands out an empty digest.
+// The digest is returned only once its delivery is durable.
+func (s *Service) Wait(ctx context.Context, lane, who, after string, timeout time.Duration) (ob.Digest, bool, error) {
+	timer := s.clock.NewTimer(timeout)
+	defer timer.Stop()
+	if err := s.begin(); err != nil {
+		return ob.Digest{}, false, err
+	}
+	if _, ok := s.st.Lane(lane); !ok {
+		eff, err := s.st.Open(lane, s.clock.Now())
+		if err != nil {
+			s.mu.Unlock()
+			return ob.Digest{}, false, err
+		}
+		s.commitLocked(eff) // durable before any later delivery of this lane
+	}
+	woke := false
+	for {
+		st, _ := s.st.Lane(lane)
+		pending := st.Counts.Total() > 0
+		if (pending && (woke || after == "" || st.WakeID != after)) || (woke && !pending) {
+			d, eff, err := s.st.Deliver(lane, who, s.clock.Now())
+			if err != nil {
+				s.mu.Unlock()
+				return ob.Digest{}, false, err
+			}
+			t := s.commitLocked(eff)
+			s.mu.Unlock()
+			if err := t.wait(ctx); err != nil {
+				return ob.Digest{}, false, err
+			}
+			if !d.Noop {
+				return d, true, nil
+			}
+			woke = false
+		} else {
+			ch, closed := s.waiters.channel(lane), s.waiters.closed
+			s.mu.Unlock()
+			select {
+			case <-ch:
+				woke = true
+			case <-timer.C():
+				return ob.Digest{}, false, nil
+			case <-ctx.Done():
+				return ob.Digest{}, false, ctx.Err()
+			case <-closed:
+				return ob.Digest{}, false, ErrClosed
+			}
+		}
+		if err := s.begin(); err != nil {
+			return ob.Digest{}, false, err
+		}
+	}
+}
