@@ -5,9 +5,9 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
 # The engine packages run under the race detector in `make test`.
-ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./internal/... ./api/...
+ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./roots/... ./internal/... ./api/...
 
-.PHONY: build run test test-race test-rest bench lint clean
+.PHONY: build run test test-race test-rest fuzz bench lint clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wakewheel
@@ -16,14 +16,25 @@ build:
 run: build
 	./scripts/run.sh $(BIN)
 
-## test: vet, the engine under the race detector, everything else; < 10 min on 2 cores
-test: lint test-race test-rest
+## test: vet, the engine under the race detector, everything else, a short
+## run of each fuzz target; < 10 min on 2 cores
+test: lint test-race test-rest fuzz
 
 test-race:
 	$(GO) test -race -count=1 -timeout 8m $(ENGINE_PKGS)
 
 test-rest: build
-	$(GO) test -count=1 -timeout 8m $$($(GO) list ./... | grep -v -E '/(deadlines|scheduler|store|obligations|wakes|internal|api)(/|$$)')
+	$(GO) test -count=1 -timeout 8m $$($(GO) list ./... | grep -v -E '/(deadlines|scheduler|store|obligations|wakes|roots|internal|api)(/|$$)')
+
+## fuzz: each fuzz target for FUZZ_TIME (the socket API's request decoding,
+## the MCP tool arguments, the git porcelain parser, the record decoders)
+FUZZ_TIME ?= 8s
+FUZZ_TARGETS := api:FuzzReminderBody api:FuzzObligationBody api:FuzzRequest mcpserver:FuzzToolArguments \
+                detectors:FuzzParsePorcelainV2Z store:FuzzDecodeDeadline obligations:FuzzDecode
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t#*:}; \
+	  echo "fuzz $$pkg $$fn for $(FUZZ_TIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZ_TIME) ./$$pkg/ || exit 1; done
 
 ## bench: the long benchmarks quoted in BENCHMARKS.md, with ratios to the
 ## baselines measured in the same run (raw output kept in bench.out)

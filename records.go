@@ -24,6 +24,6 @@ type Fire struct {
 	Key     string    `json:"key"`     // deadline key
 	Kind    string    `json:"kind"`    // deadline kind
 	At      time.Time `json:"at"`      // when it was due
-	Fired   time.Time `json:"fired"`   // when the runner fired it
+	Fired   time.Time `json:"fired"`   // when the runner handed it to the worker
 	Outcome string    `json:"outcome"` // done, retry, yield, conflict, failure
 }

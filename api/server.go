@@ -54,6 +54,13 @@ type Server struct {
 // NewServer returns a server over runner and records.
 func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog.Logger) *Server {
 	s := &Server{runner: runner, records: records, info: info, log: log, mux: http.NewServeMux()}
+	s.http = &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       RequestTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ConnContext:       peerCheck(log),
+	}
 	s.route("GET /v1/status", "status", s.status)
 	s.route("GET /v1/deadlines", "deadlines", s.deadlines)
 	s.route("POST /v1/reminders", "remind", s.remind)
@@ -109,13 +116,6 @@ func (s *Server) Serve(path string) error {
 	if err != nil {
 		return err
 	}
-	s.http = &http.Server{
-		Handler:           s.mux,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       RequestTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ConnContext:       peerCheck(s.log),
-	}
 	err = s.http.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -127,12 +127,7 @@ func (s *Server) Serve(path string) error {
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Shutdown stops accepting and waits for requests in flight.
-func (s *Server) Shutdown(ctx context.Context) error {
-	if s.http == nil {
-		return nil
-	}
-	return s.http.Shutdown(ctx)
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
 
 // ListenUnix creates the socket with mode 0600 in a 0700 directory. A stale
 // socket left by a dead daemon is replaced; a live one is an error.

@@ -160,7 +160,7 @@ func (e *Engine) Apply(now time.Time, m Mutation) (Applied, error) {
 		at := e.wheel.Extend(m.Key, m.Kind, now, m.Window, m.Cap)
 		changed = !had || !before.At.Equal(at)
 	case OpReset:
-		e.wheel.Reset(deadlines.Deadline{Key: m.Key, Kind: m.Kind, At: m.At, Payload: m.Payload})
+		e.wheel.Reset(deadlines.Deadline{Key: m.Key, Kind: m.Kind, At: m.At, Since: m.Since, Payload: m.Payload})
 		changed = true
 	case OpCancel:
 		changed = e.wheel.Cancel(m.Key)
@@ -287,7 +287,7 @@ func (e *Engine) Finish(now time.Time, job Job, out Outcome) {
 		if !e.retried[d.Key] {
 			// exactly one retry, right away; the handler reads a fresh version
 			e.retried[d.Key] = true
-			e.record(now, d, out, true)
+			e.record(job, out, true)
 			e.queue.requeue(d)
 			return
 		}
@@ -307,16 +307,19 @@ func (e *Engine) Finish(now time.Time, job Job, out Outcome) {
 	if retire {
 		delete(e.attempts, d.Key)
 	}
-	e.record(now, d, out, !retire)
+	e.record(job, out, !retire)
 	e.queue.Done(d.Key)
 }
 
 // record writes the fire history entry and retires the deadline's record
 // unless the key is pending again (re-pushed meanwhile, or rescheduled).
-func (e *Engine) record(now time.Time, d deadlines.Deadline, out Outcome, rescheduled bool) {
+// Fired is when the runner handed the job out, so Fired-At is the
+// lateness of the firing, not of the action's end.
+func (e *Engine) record(job Job, out Outcome, rescheduled bool) {
+	d := job.Deadline
 	_, pending := e.wheel.Get(d.Key)
 	keep := pending || rescheduled
-	f := wakewheel.Fire{Key: d.Key, Kind: d.Kind, At: d.At, Fired: now, Outcome: out.Result.String()}
+	f := wakewheel.Fire{Key: d.Key, Kind: d.Kind, At: d.At, Fired: job.Now, Outcome: out.Result.String()}
 	if _, err := e.store.Complete(d.Key, keep, f); err != nil {
 		e.log.Error().Err(err).Str("key", d.Key).Msg("recording a finished action failed; it may run again after a restart")
 	}

@@ -44,6 +44,7 @@ type Mutation struct {
 	Window  time.Duration // extend
 	Cap     time.Duration // extend
 	Payload []byte        // push, reset
+	Since   time.Time     // reset: the start of a sliding window to keep (zero for none)
 }
 
 // Applied is what a mutation did.

@@ -30,22 +30,23 @@ other verbs use. On SIGTERM or SIGINT it stops accepting requests, lets the
 running action finish or cancels it, flushes the store and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, _, err := a.config(cmd)
+			opts := a.loadOptions(cmd)
+			cfg, _, err := configs.Load(opts)
 			if err != nil {
 				return err
 			}
 			log := newLogger(cfg.Log, os.Stderr)
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return runDaemon(ctx, cfg, log)
+			return runDaemon(ctx, cfg, opts, log)
 		},
 	}
 }
 
 // runDaemon serves until ctx ends, then shuts down in order: API, plugins,
 // runner, store (which flushes its write-behind).
-func runDaemon(ctx context.Context, cfg configs.Config, log zerolog.Logger) error {
-	d := &daemon{cfg: cfg, log: log, clock: clock.Real{}}
+func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions, log zerolog.Logger) error {
+	d := &daemon{cfg: cfg, loadOpts: opts, log: log, clock: clock.Real{}}
 	started := d.clock.Now()
 	db, err := store.Open(cfg.Engine.StoreDir, store.Options{FlushInterval: cfg.Engine.FlushInterval})
 	if err != nil {

@@ -58,11 +58,21 @@ func newRoot() *cobra.Command {
 		a.alertsCmd(),
 		a.repairCmd(),
 		a.obligationsCmds(),
+		a.mcpCmd(),
+		a.configCmd(),
+		a.doctorCmd(),
+		a.watchCmd(), a.unwatchCmd(), a.armCmd(), a.disarmCmd(), a.rootsCmd(), a.leaseCmd(),
 	)
 	return root
 }
 
 // config loads the effective configuration: flag > env > file > default.
 func (a *app) config(cmd *cobra.Command) (configs.Config, *configs.Effective, error) {
-	return configs.Load(configs.LoadOptions{File: a.configFile, Flags: cmd.Flags()})
+	return configs.Load(a.loadOptions(cmd))
+}
+
+// loadOptions are the layers of cmd's configuration: its flags, --config,
+// the environment.
+func (a *app) loadOptions(cmd *cobra.Command) configs.LoadOptions {
+	return configs.LoadOptions{File: a.configFile, Flags: cmd.Flags()}
 }

@@ -13,12 +13,13 @@ import (
 
 // daemon is what a running daemon shares with its plugins.
 type daemon struct {
-	cfg    configs.Config
-	log    zerolog.Logger
-	clock  clock.Clock
-	db     *store.DB
-	runner *scheduler.Runner // set before serve
-	srv    *api.Server       // set before serve
+	cfg      configs.Config
+	loadOpts configs.LoadOptions // the layers cfg came from: live reload keeps flags above the file
+	log      zerolog.Logger
+	clock    clock.Clock
+	db       *store.DB
+	runner   *scheduler.Runner // set before serve
+	srv      *api.Server       // set before serve
 }
 
 // plugin is one capability of the daemon (reminders, obligations, roots,

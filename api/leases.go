@@ -1,0 +1,101 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/wakewheel/wakewheel/roots"
+)
+
+// LeaseRequest is the body of POST /v1/leases/{name}/acquire and /renew
+// (TTL, a Go duration, required) and /release (empty object).
+type LeaseRequest struct {
+	TTL string `json:"ttl,omitempty"`
+}
+
+// ReleaseResult answers a release: Released is false when the lease was
+// not live.
+type ReleaseResult struct {
+	Name     string `json:"name"`
+	Released bool   `json:"released"`
+}
+
+// registerLeases adds the lease routes:
+//
+//	GET  /v1/leases                   leases  live leases → []roots.Lease
+//	POST /v1/leases/{name}/acquire    lease   {ttl} → roots.Lease; 409 lease_held if live
+//	POST /v1/leases/{name}/renew      lease   {ttl} → roots.Lease; 404 not_held if not live
+//	POST /v1/leases/{name}/release    lease   {} → ReleaseResult
+//
+// A name with slashes (a root path) travels escaped in its one segment.
+func registerLeases(s *Server, rs Roots) {
+	h := leasesHandler{rs}
+	s.Handle("GET /v1/leases", "leases", h.list)
+	s.Handle("POST /v1/leases/{name}/acquire", "lease", h.acquire)
+	s.Handle("POST /v1/leases/{name}/renew", "lease", h.renew)
+	s.Handle("POST /v1/leases/{name}/release", "lease", h.release)
+}
+
+type leasesHandler struct{ rs Roots }
+
+func (h leasesHandler) list(w http.ResponseWriter, r *http.Request) error {
+	ls, err := h.rs.Leases(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, ls)
+}
+
+func (h leasesHandler) ttl(r *http.Request) (time.Duration, error) {
+	var req LeaseRequest
+	if err := decode(r, &req); err != nil {
+		return 0, err
+	}
+	d, err := time.ParseDuration(req.TTL)
+	if err != nil || d <= 0 {
+		return 0, badf("lease: ttl=%q is not a positive duration like 5m", req.TTL)
+	}
+	return d, nil
+}
+
+func (h leasesHandler) acquire(w http.ResponseWriter, r *http.Request) error {
+	ttl, err := h.ttl(r)
+	if err != nil {
+		return err
+	}
+	l, err := h.rs.AcquireLease(r.Context(), r.PathValue("name"), ttl)
+	if err != nil {
+		return rootsError(w, err)
+	}
+	return writeJSON(w, http.StatusOK, l)
+}
+
+func (h leasesHandler) renew(w http.ResponseWriter, r *http.Request) error {
+	ttl, err := h.ttl(r)
+	if err != nil {
+		return err
+	}
+	l, err := h.rs.RenewLease(r.Context(), r.PathValue("name"), ttl)
+	if err != nil {
+		return rootsError(w, err)
+	}
+	return writeJSON(w, http.StatusOK, l)
+}
+
+func (h leasesHandler) release(w http.ResponseWriter, r *http.Request) error {
+	var req LeaseRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.TTL != "" {
+		return badf("lease release takes no ttl")
+	}
+	name := r.PathValue("name")
+	released, err := h.rs.ReleaseLease(r.Context(), name)
+	if err != nil {
+		return rootsError(w, err)
+	}
+	return writeJSON(w, http.StatusOK, ReleaseResult{Name: name, Released: released})
+}
+
+var _ Roots = (*roots.Manager)(nil)

@@ -1,0 +1,163 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/wakewheel/wakewheel/roots"
+)
+
+// Roots is the root registry and the leases as the routes use them;
+// *roots.Manager satisfies it.
+type Roots interface {
+	Watch(ctx context.Context, spec roots.Spec) (roots.Status, error)
+	Unwatch(ctx context.Context, path string) (bool, error)
+	Arm(ctx context.Context, path string) (roots.Status, error)
+	Disarm(ctx context.Context, path string) (roots.Status, error)
+	Statuses(ctx context.Context) ([]roots.Status, error)
+	AcquireLease(ctx context.Context, name string, ttl time.Duration) (roots.Lease, error)
+	RenewLease(ctx context.Context, name string, ttl time.Duration) (roots.Lease, error)
+	ReleaseLease(ctx context.Context, name string) (bool, error)
+	Leases(ctx context.Context) ([]roots.Lease, error)
+}
+
+// WatchRequest is the body of POST /v1/roots: register a root, or update
+// the fields given (absent fields keep their value; an empty command
+// removes it). Ingest and Reconcile are command lines run with /bin/sh -c
+// in the root; only same-uid clients reach the socket (see doc.go: the
+// MCP adapter never sends them).
+type WatchRequest struct {
+	Path      string   `json:"path"`
+	Ingest    *string  `json:"ingest,omitempty"`
+	Reconcile *string  `json:"reconcile,omitempty"`
+	Skip      []string `json:"skip,omitempty"`
+	Candidate *bool    `json:"candidate,omitempty"`
+	Arm       bool     `json:"arm,omitempty"`
+}
+
+// RootRequest is the body of POST /v1/roots/arm and /v1/roots/disarm.
+type RootRequest struct {
+	Path string `json:"path"`
+}
+
+// UnwatchResult answers DELETE /v1/roots?path=.
+type UnwatchResult struct {
+	Path    string `json:"path"`
+	Removed bool   `json:"removed"`
+}
+
+// RegisterRoots adds the roots routes to s:
+//
+//	POST   /v1/roots          watch   register or update a root (WatchRequest) → roots.Status
+//	DELETE /v1/roots?path=P   unwatch forget a root → UnwatchResult
+//	GET    /v1/roots          roots   every root's status → []roots.Status
+//	POST   /v1/roots/arm      arm     {path} → roots.Status
+//	POST   /v1/roots/disarm   disarm  {path} → roots.Status
+//
+// and the lease routes (leases.go).
+func RegisterRoots(s *Server, rs Roots) {
+	h := rootsHandler{rs}
+	s.Handle("POST /v1/roots", "watch", h.watch)
+	s.Handle("DELETE /v1/roots", "unwatch", h.unwatch)
+	s.Handle("GET /v1/roots", "roots", h.list)
+	s.Handle("POST /v1/roots/arm", "arm", h.arm)
+	s.Handle("POST /v1/roots/disarm", "disarm", h.disarm)
+	registerLeases(s, rs)
+}
+
+type rootsHandler struct{ rs Roots }
+
+func (h rootsHandler) watch(w http.ResponseWriter, r *http.Request) error {
+	var req WatchRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Path == "" {
+		return badf("watch: path is required")
+	}
+	st, err := h.rs.Watch(r.Context(), roots.Spec{Path: req.Path, Ingest: req.Ingest, Reconcile: req.Reconcile,
+		Skip: req.Skip, Candidate: req.Candidate, Arm: req.Arm})
+	if err != nil {
+		return rootsError(w, err)
+	}
+	return writeJSON(w, http.StatusOK, st)
+}
+
+func (h rootsHandler) unwatch(w http.ResponseWriter, r *http.Request) error {
+	path := r.URL.Query().Get("path")
+	if path == "" {
+		return badf("unwatch: query parameter path is required")
+	}
+	removed, err := h.rs.Unwatch(r.Context(), path)
+	if err != nil {
+		return rootsError(w, err)
+	}
+	return writeJSON(w, http.StatusOK, UnwatchResult{Path: path, Removed: removed})
+}
+
+func (h rootsHandler) list(w http.ResponseWriter, r *http.Request) error {
+	sts, err := h.rs.Statuses(r.Context())
+	if err != nil {
+		return err
+	}
+	if p := r.URL.Query().Get("path"); p != "" {
+		clean, err := roots.CleanPath(p)
+		if err != nil {
+			return rootsError(w, err)
+		}
+		var one []roots.Status
+		for _, st := range sts {
+			if st.Path == clean {
+				one = append(one, st)
+			}
+		}
+		sts = one
+	}
+	if sts == nil {
+		sts = []roots.Status{}
+	}
+	return writeJSON(w, http.StatusOK, sts)
+}
+
+func (h rootsHandler) arm(w http.ResponseWriter, r *http.Request) error {
+	return h.rootVerb(w, r, h.rs.Arm)
+}
+
+func (h rootsHandler) disarm(w http.ResponseWriter, r *http.Request) error {
+	return h.rootVerb(w, r, h.rs.Disarm)
+}
+
+func (h rootsHandler) rootVerb(w http.ResponseWriter, r *http.Request, fn func(context.Context, string) (roots.Status, error)) error {
+	var req RootRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Path == "" {
+		return badf("path is required")
+	}
+	st, err := fn(r.Context(), req.Path)
+	if err != nil {
+		return rootsError(w, err)
+	}
+	return writeJSON(w, http.StatusOK, st)
+}
+
+// rootsError answers the roots package's errors with their codes; other
+// errors go to the server's generic mapping.
+func rootsError(w http.ResponseWriter, err error) error {
+	switch {
+	case errors.Is(err, roots.ErrBadPath), errors.Is(err, roots.ErrBadSkip), errors.Is(err, roots.ErrBadLease):
+		return badf("%v", err)
+	case errors.Is(err, roots.ErrUnknownRoot):
+		writeError(w, http.StatusNotFound, "not_found", err.Error())
+	case errors.Is(err, roots.ErrNoLease):
+		writeError(w, http.StatusNotFound, "not_held", err.Error())
+	case errors.Is(err, roots.ErrLeaseHeld):
+		writeError(w, http.StatusConflict, "lease_held", err.Error())
+	default:
+		return err
+	}
+	return nil
+}

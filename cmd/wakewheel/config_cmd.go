@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/wakewheel/wakewheel/api"
+)
+
+func (a *app) configCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Inspect the configuration",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(a.configShowCmd())
+	return cmd
+}
+
+func (a *app) configShowCmd() *cobra.Command {
+	var asJSON, fromDaemon bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print every setting's effective value and where it came from",
+		Long: `Print every registered setting with its effective value and its source:
+"flag --KEY", "env WAKEWHEEL_KEY", "file PATH" or "default". Layers, highest
+first: flags, WAKEWHEEL_* environment, the config file, the defaults.
+
+By default the configuration is resolved here, as the next daemon started
+from this shell would see it; an invalid value is printed with the others
+and the command then fails with every problem. With --daemon it prints the
+configuration in force in the running daemon instead, with the state of
+its live reload (the file it watches, and the last rejected change).
+
+configs/REFERENCE.md lists each setting's range and the reason for its
+default.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if fromDaemon {
+				return a.showDaemonConfig(cmd, asJSON)
+			}
+			_, eff, err := a.config(cmd)
+			view := ConfigView{Entries: []ConfigEntry{}}
+			if eff != nil {
+				view.Entries = entriesOf(eff)
+			}
+			if asJSON {
+				out := struct {
+					Entries []ConfigEntry `json:"entries"`
+					Error   string        `json:"error,omitempty"`
+				}{Entries: view.Entries}
+				if err != nil {
+					out.Error = err.Error()
+				}
+				if perr := printJSON(os.Stdout, out); perr != nil {
+					return perr
+				}
+			} else if perr := printEntries(os.Stdout, view.Entries); perr != nil {
+				return perr
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&fromDaemon, "daemon", false, "show the configuration in force in the running daemon")
+	return cmd
+}
+
+func (a *app) showDaemonConfig(cmd *cobra.Command, asJSON bool) error {
+	c, err := a.lenientClient(cmd)
+	if err != nil {
+		return err
+	}
+	var view ConfigView
+	if err := c.Do(cmd.Context(), http.MethodGet, "/v1/config", nil, &view); err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(os.Stdout, view)
+	}
+	if err := printEntries(os.Stdout, view.Entries); err != nil {
+		return err
+	}
+	st := view.Reload
+	switch {
+	case st.Off != "":
+		fmt.Printf("\nlive reload is off: %s\n", st.Off)
+	default:
+		fmt.Printf("\nlive reload watches %s (%d changes applied)\n", st.File, st.Reloads)
+	}
+	if st.LastError != "" {
+		fmt.Printf("last change rejected at %s; the previous config stays in force:\n%s\n",
+			st.LastErrorAt.Local().Format("2006-01-02 15:04:05"), st.LastError)
+	}
+	return nil
+}
+
+// lenientClient is a client for the configured socket even when the config
+// does not validate: the daemon keeps running on its previous config, and
+// showing it is how to see why an edit was rejected. The problem is
+// reported on stderr.
+func (a *app) lenientClient(cmd *cobra.Command) (*api.Client, error) {
+	cfg, eff, err := a.config(cmd)
+	if err == nil {
+		return api.NewClient(cfg.Engine.SocketPath), nil
+	}
+	en, ok := eff.Lookup("engine.socket_path")
+	if !ok || en.Value == "" {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "wakewheel: the local config does not validate (the daemon keeps its previous one):\n%v\n\n", err)
+	return api.NewClient(en.Value), nil
+}
+
+func printEntries(w io.Writer, entries []ConfigEntry) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
+	for _, en := range entries {
+		value := en.Value
+		if value == "" {
+			value = `""`
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", en.Key, value, en.Source)
+	}
+	return tw.Flush()
+}

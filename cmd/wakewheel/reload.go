@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/scheduler"
+)
+
+// Live reload. The daemon watches its config file (configs.WatchWith) and,
+// on every change, loads flags > environment > file > defaults again:
+//
+//   - an invalid change (a bad value, an unknown key, a file that does not
+//     parse) is rejected: the error is logged and reported by GET
+//     /v1/config (`wakewheel config show --daemon`), and the previous
+//     config stays in force;
+//   - a valid change becomes the config in force, is logged key by key,
+//     is handed to the reload hooks of other capabilities, and re-times the
+//     pending deadlines of every window it shortened, by the rule below.
+//
+// The re-timing rule. For each setting in the table retimed, when its new
+// value is SHORTER than the old one, every pending deadline of that
+// setting (all keys the table matches, not only one root or lane) moves to
+//
+//	silence, quiet and cadence windows:  At' = min(At, now + new window)
+//	caps of sliding windows:             At' = min(At, max(now, Since + new cap))
+//
+// and is otherwise left alone. A deadline never moves later: a longer
+// window applies from the next event that extends the deadline (or the
+// next wake, for a cadence), never to one already pending. A moved
+// deadline is pushed, so its window restarts at the next event: the cap
+// then counts from that event. Settings outside the table (engine.*,
+// log.*, metrics.*, obligations.max_body, the SLOs, budgets) are read at
+// start; a change to one is logged as a warning with applies="at the next
+// daemon start" unless a capability reads it live (liveKeys).
+//
+// Reminders (reminder/<name>) are never re-timed: their windows are the
+// caller's, not the config's.
+//
+// Re-timing covers the deadlines already pending. The capability that
+// creates the next ones (the detectors' extends, the lanes' cadences) takes
+// the new value through a reload hook it registers from its init
+// (reloadHooks); until it does, it keeps the value it started with.
+//
+// GET /v1/config answers ConfigView: the config in force, key by key with
+// its source, and the reload's state (the file watched, or why reload is
+// off; the last rejected change and when).
+func init() {
+	registerPlugin(plugin{name: "reload", serve: serveReload})
+}
+
+// retimed maps each setting whose value times pending deadlines to the
+// keys of those deadlines.
+var retimed = []struct {
+	key   string
+	match func(key string) bool
+	value func(c *configs.Config) time.Duration
+	cap   bool // a cap counts from Since; the others from now
+}{
+	{"detect.burst_silence", prefixed("burst/"), func(c *configs.Config) time.Duration { return c.Detect.BurstSilence }, false},
+	{"detect.burst_cap", prefixed("burst/"), func(c *configs.Config) time.Duration { return c.Detect.BurstCap }, true},
+	{"detect.reconcile_quiet", prefixed("reconcile/"), func(c *configs.Config) time.Duration { return c.Detect.ReconcileQuiet }, false},
+	{"detect.reconcile_cap", prefixed("reconcile/"), func(c *configs.Config) time.Duration { return c.Detect.ReconcileCap }, true},
+	{"obligations.human.cadence", redeliver("human"), func(c *configs.Config) time.Duration { return c.Obligations.Human.Cadence }, false},
+	{"obligations.peer.cadence", redeliver("peer"), func(c *configs.Config) time.Duration { return c.Obligations.Peer.Cadence }, false},
+	{"obligations.digest.cadence", redeliver("digest"), func(c *configs.Config) time.Duration { return c.Obligations.Digest.Cadence }, false},
+	{"obligations.alert.cadence", redeliver("alert"), func(c *configs.Config) time.Duration { return c.Obligations.Alert.Cadence }, false},
+}
+
+func prefixed(p string) func(string) bool {
+	return func(key string) bool { return strings.HasPrefix(key, p) }
+}
+
+// redeliver matches redeliver/<lane>/<class>.
+func redeliver(class string) func(string) bool {
+	return func(key string) bool {
+		return strings.HasPrefix(key, "redeliver/") && strings.HasSuffix(key, "/"+class)
+	}
+}
+
+// liveKeys are read by the daemon while it runs; every other change waits
+// for a restart. The retimed settings are live; capabilities that read
+// more through a reload hook add their keys (or the section names "roots"
+// and "lanes") here from their init.
+var liveKeys = map[string]bool{}
+
+func init() {
+	for _, r := range retimed {
+		liveKeys[r.key] = true
+	}
+}
+
+// reloadHooks are called, in order, with each valid change. A capability
+// that keeps a setting (a detector's windows, the lanes' class policy)
+// registers one from its init.
+var reloadHooks []func(d *daemon, old, cur configs.Config)
+
+// retime moves the pending deadlines of every shortened window (see the
+// rule above) and returns how many moved per setting.
+func retime(e *scheduler.Engine, now time.Time, old, cur *configs.Config) (map[string]int, error) {
+	moved := map[string]int{}
+	var errs []error
+	for _, r := range retimed {
+		was, is := r.value(old), r.value(cur)
+		if is >= was {
+			continue
+		}
+		for _, d := range e.Pending() {
+			if !r.match(d.Key) {
+				continue
+			}
+			at, ok := retimedAt(d, now, is, r.cap)
+			if !ok {
+				continue
+			}
+			// Reset, not Push: a sliding window keeps its Since, so its cap
+			// still counts from the window's first event.
+			m := scheduler.Mutation{Op: scheduler.OpReset, Key: d.Key, Kind: d.Kind, At: at, Since: d.Since, Payload: d.Payload}
+			if _, err := e.Apply(now, m); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", d.Key, err))
+				continue
+			}
+			moved[r.key]++
+		}
+	}
+	return moved, errors.Join(errs...)
+}
+
+// retimedAt is the rule for one deadline; ok is false when it stays.
+func retimedAt(d deadlines.Deadline, now time.Time, window time.Duration, isCap bool) (time.Time, bool) {
+	var at time.Time
+	if isCap {
+		if d.Since.IsZero() {
+			return time.Time{}, false // not a sliding window: no cap to apply
+		}
+		at = d.Since.Add(window)
+		if at.Before(now) {
+			at = now
+		}
+	} else {
+		at = now.Add(window)
+	}
+	return at, at.Before(d.At)
+}
+
+// reloader holds the config in force and the outcome of the last change.
+type reloader struct {
+	d       *daemon
+	mu      sync.Mutex // guards the fields below
+	cfg     configs.Config
+	entries []ConfigEntry
+	state   ReloadState
+}
+
+// ConfigView is the answer of GET /v1/config: the config in force, each
+// key with its value and where it came from, and the state of the reload.
+type ConfigView struct {
+	Entries []ConfigEntry `json:"entries"`
+	Reload  ReloadState   `json:"reload"`
+}
+
+// ConfigEntry is one key of the config in force.
+type ConfigEntry struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// ReloadState says whether the file is watched and what its last change did.
+type ReloadState struct {
+	File        string     `json:"file,omitempty"`
+	Off         string     `json:"off,omitempty"` // why live reload is off
+	Reloads     int        `json:"reloads"`
+	LastReload  *time.Time `json:"last_reload,omitempty"`
+	LastError   string     `json:"last_error,omitempty"`
+	LastErrorAt *time.Time `json:"last_error_at,omitempty"`
+}
+
+func entriesOf(eff *configs.Effective) []ConfigEntry {
+	out := []ConfigEntry{}
+	for _, en := range eff.Entries() {
+		out = append(out, ConfigEntry{Key: en.Key, Value: en.Value, Source: en.Origin()})
+	}
+	return out
+}
+
+// reloadOptions are the layers the daemon's config was loaded from: its
+// flags, its --config file, the environment. A reload reads them all
+// again, so a flag or an environment variable stays above the file.
+func reloadOptions(d *daemon) configs.LoadOptions { return d.loadOpts }
+
+func serveReload(ctx context.Context, d *daemon) error {
+	r := &reloader{d: d, cfg: d.cfg, entries: []ConfigEntry{}}
+	d.srv.Handle("GET /v1/config", "config", r.serveHTTP)
+	opts := reloadOptions(d)
+	cfg, eff, err := configs.Load(opts)
+	switch {
+	case err != nil:
+		r.state.Off = "the config does not load again: " + err.Error()
+	case !reflect.DeepEqual(cfg, d.cfg):
+		r.state.Off = "the config file changed while the daemon started; restart it to apply file changes"
+	}
+	if r.state.Off != "" {
+		d.log.Warn().Str("reason", r.state.Off).Msg("live config reload is off")
+		return nil
+	}
+	r.entries = entriesOf(eff)
+	stop, err := configs.WatchWith(opts, r.apply, r.reject)
+	if err != nil {
+		r.state.Off = err.Error()
+		d.log.Info().Err(err).Msg("live config reload is off (no config file to watch; create one and restart)")
+		return nil
+	}
+	for _, en := range eff.Entries() {
+		if strings.HasPrefix(en.Source, "file ") {
+			r.state.File = strings.TrimPrefix(en.Source, "file ")
+			break
+		}
+	}
+	d.log.Info().Str("file", r.state.File).Msg("watching the config file for live reload")
+	go func() { <-ctx.Done(); stop() }()
+	return nil
+}
+
+// apply makes a valid change the config in force.
+func (r *reloader) apply(cur configs.Config, eff *configs.Effective) {
+	now := r.d.clock.Now()
+	r.mu.Lock()
+	old := r.cfg
+	before := r.entries
+	r.cfg, r.entries = cur, entriesOf(eff)
+	r.state.Reloads++
+	r.state.LastReload = &now
+	r.state.LastError, r.state.LastErrorAt = "", nil
+	r.mu.Unlock()
+
+	log := r.d.log
+	for i, en := range r.entries {
+		if i < len(before) && before[i].Value == en.Value {
+			continue
+		}
+		ev := log.Info()
+		if !liveKeys[en.Key] {
+			ev = log.Warn().Str("applies", "at the next daemon start")
+		}
+		from := ""
+		if i < len(before) {
+			from = before[i].Value
+		}
+		ev.Str("key", en.Key).Str("from", from).Str("to", en.Value).Str("source", en.Source).Msg("config changed")
+	}
+	for section, changed := range map[string]bool{
+		"roots": !reflect.DeepEqual(old.Roots, cur.Roots),
+		"lanes": !reflect.DeepEqual(old.Lanes, cur.Lanes),
+	} {
+		if changed {
+			ev := log.Info()
+			if !liveKeys[section] {
+				ev = log.Warn().Str("applies", "at the next daemon start")
+			}
+			ev.Str("section", section).Msg("config changed")
+		}
+	}
+	var moved map[string]int
+	var retimeErr error
+	err := r.d.runner.Do(context.Background(), func(e *scheduler.Engine, now time.Time) {
+		moved, retimeErr = retime(e, now, &old, &cur)
+	})
+	if err = errors.Join(err, retimeErr); err != nil {
+		log.Error().Err(err).Msg("re-timing pending deadlines after a config change")
+	}
+	for key, n := range moved {
+		log.Info().Str("key", key).Int("deadlines", n).Msg("re-timed pending deadlines to the shorter window")
+	}
+	for _, h := range reloadHooks {
+		callHook(r.d, h, old, cur)
+	}
+}
+
+// callHook runs one reload hook, fail-open.
+func callHook(d *daemon, h func(*daemon, configs.Config, configs.Config), old, cur configs.Config) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error().Interface("panic", p).Msg("a config reload hook panicked; the new config stays in force")
+		}
+	}()
+	h(d, old, cur)
+}
+
+// reject records an invalid change; the config in force stays.
+func (r *reloader) reject(err error) {
+	now := r.d.clock.Now()
+	r.mu.Lock()
+	r.state.LastError, r.state.LastErrorAt = err.Error(), &now
+	r.mu.Unlock()
+	r.d.log.Error().Err(err).Msg("config change rejected; the previous config stays in force")
+}
+
+func (r *reloader) serveHTTP(w http.ResponseWriter, _ *http.Request) error {
+	r.mu.Lock()
+	view := ConfigView{Entries: append([]ConfigEntry{}, r.entries...), Reload: r.state}
+	r.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	return json.NewEncoder(w).Encode(view)
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/roots"
+)
+
+// A real `git checkout` through a real daemon and a real ingest command:
+// exactly one detection, and the ingested set equals
+// `git diff --name-only --no-renames A B`, 0 missing, 0 extra.
+func testCheckoutThroughDaemon(t *testing.T, n, added int) {
+	start := time.Now()
+	repo, a, b := checkoutRepo(t, n, added)
+	t.Logf("generated %d files (+%d new on B) in %v", n, added, time.Since(start).Round(time.Millisecond))
+	h := newHome(t)
+	d := h.start()
+	defer d.stop(t)
+	c := h.client()
+	ctx := context.Background()
+	out := filepath.Join(t.TempDir(), "ingested")
+	ingest := ingestScript(t, out)
+	st, err := c.Watch(ctx, api.WatchRequest{Path: repo, Ingest: &ingest, Arm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := st.Path
+	st = waitRoot(t, c, root, 30*time.Second, "the first detection", func(s roots.Status) bool {
+		return s.Mode == roots.ModeNotify && s.Detections >= 1 && drained(s)
+	})
+	before := st.Detections
+
+	start = time.Now()
+	gitT(t, repo, "checkout", "-q", "B")
+	took := time.Since(start)
+	st = waitRoot(t, c, root, 120*time.Second, "the drain", func(s roots.Status) bool { return s.Detections > before && drained(s) })
+	time.Sleep(1500 * time.Millisecond) // a second detection would come within the burst window
+	st = rootStatus(t, c, root)
+	want := splitZ(gitT(t, repo, "diff", "--name-only", "--no-renames", "-z", a, b))
+	got := readIngested(t, out)
+	missing, extra := compare(want, got)
+	t.Logf("checkout of %d paths took %v; detections %d -> %d; %d events, overflows %d; ingested %d distinct paths in %d batches (%v after the checkout); missing %d, extra %d",
+		len(want), took.Round(time.Millisecond), before, st.Detections, st.Events, st.Overflows, len(got), st.Batches,
+		time.Since(start).Round(time.Millisecond), len(missing), len(extra))
+	if len(want) != n+added {
+		t.Fatalf("git diff has %d paths, want %d", len(want), n+added)
+	}
+	if st.Detections != before+1 {
+		t.Errorf("%d detections for one checkout", st.Detections-before)
+	}
+	if len(missing) != 0 || len(extra) != 0 {
+		t.Fatalf("missing %q, extra %q", head(missing), head(extra))
+	}
+}
+
+func head(s []string) []string {
+	if len(s) > 5 {
+		return s[:5]
+	}
+	return s
+}
+
+// The design's case: 10,000 files, 10,500 changed paths, 500 new files in
+// new nested directories. About 13 s here, so it always runs.
+func TestCheckoutIsOneDetection10k(t *testing.T) { testCheckoutThroughDaemon(t, 10000, 500) }
+
+// A checkout that runs longer than the 5 s burst cap is still one
+// detection: while .git/index.lock exists the detection waits (bounded by
+// detect.index_lock_wait, 10 s). Simulated: the lock is held while 70
+// tracked files are rewritten over 7 s, then released.
+func TestSlowCheckoutHoldingIndexLockIsOneDetection(t *testing.T) {
+	repo, _, _ := checkoutRepo(t, 100, 0)
+	h := newHome(t)
+	d := h.start()
+	defer d.stop(t)
+	c := h.client()
+	ctx := context.Background()
+	out := filepath.Join(t.TempDir(), "ingested")
+	ingest := ingestScript(t, out)
+	st, err := c.Watch(ctx, api.WatchRequest{Path: repo, Ingest: &ingest, Arm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := st.Path
+	st = waitRoot(t, c, root, 30*time.Second, "the first detection", func(s roots.Status) bool {
+		return s.Mode == roots.ModeNotify && s.Detections >= 1 && drained(s)
+	})
+	before := st.Detections
+	lock := filepath.Join(repo, ".git", "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	start := time.Now()
+	for i := 0; i < 70; i++ {
+		p := filepathOf(i)
+		if err := os.WriteFile(filepath.Join(repo, p), []byte("slow checkout\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, p)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if mid := rootStatus(t, c, root); mid.Detections != before {
+		t.Fatalf("detected while index.lock was held (after %v)", time.Since(start))
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	held := time.Since(start)
+	st = waitRoot(t, c, root, 30*time.Second, "the drain", func(s roots.Status) bool { return s.Detections > before && drained(s) })
+	time.Sleep(1500 * time.Millisecond)
+	st = rootStatus(t, c, root)
+	missing, extra := compare(want, readIngested(t, out))
+	t.Logf("lock held %v; detections %d -> %d, index.lock waits %d; missing %d, extra %d", held.Round(time.Millisecond),
+		before, st.Detections, st.LockWaits, len(missing), len(extra))
+	if st.Detections != before+1 || len(missing) != 0 || len(extra) != 0 {
+		t.Fatalf("%d detections; missing %q extra %q", st.Detections-before, missing, extra)
+	}
+}
+
+func filepathOf(i int) string { return fmt.Sprintf("d000/e%02d/f%05d.txt", i/100, i) }

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/roots"
+)
+
+var rootsCrashIterations = flag.Int("roots-crash-iterations", 30, "SIGKILLs in TestCrashWhileDrainingLosesNoPath")
+
+// SIGKILL of the daemon at random points while it drains a 10,000-path
+// backlog (a checkout changing 10,000 files), restarted each time: after
+// the last restart every changed path has reached the ingest command at
+// least once. The backlog and the since ref are captured in one synced
+// write; a batch leaves the backlog only after its command exited 0.
+func TestCrashWhileDrainingLosesNoPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test is not short")
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	repo, a, b := checkoutRepo(t, 10000, 0)
+	want := splitZ(gitT(t, repo, "diff", "--name-only", "--no-renames", "-z", a, b))
+	h := newHome(t)
+	out := filepath.Join(t.TempDir(), "ingested")
+	script := filepath.Join(t.TempDir(), "ingest.sh")
+	// A little slower than cat alone, so that the kills land mid-drain.
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 0.01\ncat >> \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ingest := "sh '" + script + "' '" + out + "'"
+	ctx := context.Background()
+
+	d := h.start()
+	c := h.client()
+	st, err := c.Watch(ctx, api.WatchRequest{Path: repo, Ingest: &ingest, Arm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := st.Path
+	waitRoot(t, c, root, 30*time.Second, "the first detection", func(s roots.Status) bool {
+		return s.Mode == roots.ModeNotify && s.Detections >= 1 && drained(s)
+	})
+	gitT(t, repo, "checkout", "-q", "B")
+	start := time.Now()
+	kills, midDrain := 0, 0
+	for i := 0; i < *rootsCrashIterations; i++ {
+		time.Sleep(time.Duration(50+rng.IntN(400)) * time.Millisecond)
+		if st, err := c.Roots(ctx, root); err == nil && len(st) == 1 && st[0].Backlog > 0 {
+			midDrain++
+		}
+		d.kill()
+		kills++
+		d = h.start()
+		c = h.client()
+	}
+	st = waitRoot(t, c, root, 60*time.Second, "the final drain", func(s roots.Status) bool {
+		return s.Detections >= 1 && drained(s) && s.Mode == roots.ModeNotify
+	})
+	d.stop(t)
+	got := readIngested(t, out)
+	missing, extra := compare(want, got)
+	twice := 0
+	for _, n := range got {
+		if n > 1 {
+			twice++
+		}
+	}
+	t.Logf("%d SIGKILLs over %v (%d while the backlog was non-empty); %d paths changed, %d ingested, %d more than once, missing %d, extra %d",
+		kills, time.Since(start).Round(time.Millisecond), midDrain, len(want), len(got), twice, len(missing), len(extra))
+	if len(missing) != 0 {
+		t.Fatalf("lost %d paths, e.g. %q", len(missing), head(missing))
+	}
+	if len(extra) != 0 {
+		t.Fatalf("%d paths that did not change, e.g. %q", len(extra), head(extra))
+	}
+	if midDrain < *rootsCrashIterations/2 {
+		t.Errorf("only %d of %d kills landed mid-drain", midDrain, kills)
+	}
+}

@@ -1,0 +1,155 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wakewheel/wakewheel"
+	"github.com/wakewheel/wakewheel/api"
+)
+
+// StatusInput takes no arguments.
+type StatusInput struct{}
+
+// DeadlinesInput filters the pending deadlines.
+type DeadlinesInput struct {
+	Prefix string `json:"prefix,omitempty" jsonschema:"only keys starting with this, e.g. reminder/ for your reminders"`
+}
+
+// DeadlinesOutput lists pending deadlines in due order.
+type DeadlinesOutput struct {
+	Deadlines []api.Deadline `json:"deadlines"`
+}
+
+// RemindInput creates, moves or cancels the deadline reminder/<name>.
+type RemindInput struct {
+	Action  string `json:"action" jsonschema:"push: fire no later than in or at; extend: slide a window (fires after window without another extend, at most cap after the first); cancel: remove it"`
+	Name    string `json:"name" jsonschema:"the reminder's name; its deadline key is reminder/<name>"`
+	In      string `json:"in,omitempty" jsonschema:"push: a Go duration from now, e.g. 90s or 2h"`
+	At      string `json:"at,omitempty" jsonschema:"push: an RFC 3339 time, e.g. 2026-12-01T09:00:00Z"`
+	Window  string `json:"window,omitempty" jsonschema:"extend: the sliding window, a Go duration"`
+	Cap     string `json:"cap,omitempty" jsonschema:"extend: the most the window may slide, from the first extend (default: the window)"`
+	Message string `json:"message,omitempty" jsonschema:"text the daemon logs when the reminder fires"`
+	Sync    bool   `json:"sync,omitempty" jsonschema:"make the change durable (fsync) before answering"`
+}
+
+// AlertsInput bounds the alert list.
+type AlertsInput struct {
+	Limit int `json:"limit,omitempty" jsonschema:"how many of the newest alerts (default 20)"`
+}
+
+// AlertsOutput lists alerts, oldest first.
+type AlertsOutput struct {
+	Alerts []wakewheel.Alert `json:"alerts"`
+}
+
+func (t tools) addEngineTools(s *mcp.Server) {
+	addTool(s, &mcp.Tool{
+		Name:        "status",
+		Description: "What the daemon is doing: pending deadlines by kind, the next due time, runs and alerts.",
+		Annotations: readOnly,
+		InputSchema: inputSchema[StatusInput](nil),
+	}, t.status)
+	addTool(s, &mcp.Tool{
+		Name:        "deadlines",
+		Description: "Pending deadlines with their due times, in due order.",
+		Annotations: readOnly,
+		InputSchema: inputSchema[DeadlinesInput](map[string]prop{"prefix": {maxLen: length(4096)}}),
+	}, t.deadlines)
+	addTool(s, &mcp.Tool{
+		Name: "remind",
+		Description: "Push, extend or cancel a reminder of your own: the deadline reminder/<name>. " +
+			"Push only ever pulls a due time earlier; extend slides a window up to its cap. " +
+			"A reminder that falls due is logged and recorded; it never runs a command.",
+		Annotations: mutating,
+		InputSchema: inputSchema[RemindInput](map[string]prop{
+			"action": {enum: []any{"push", "extend", "cancel"}},
+			"name":   {maxLen: length(200)},
+		}),
+	}, t.remind)
+	addTool(s, &mcp.Tool{
+		Name:        "alerts",
+		Description: "The alert log, oldest first: failed actions, exhausted retries, conflicts, fallbacks to polling.",
+		Annotations: readOnly,
+		InputSchema: inputSchema[AlertsInput](map[string]prop{"limit": {min: num(0), max: num(10000)}}),
+	}, t.alerts)
+}
+
+func (t tools) status(ctx context.Context, _ *mcp.CallToolRequest, _ StatusInput) (*mcp.CallToolResult, api.Status, error) {
+	var st api.Status
+	err := t.call(ctx, "status", http.MethodGet, "/v1/status", nil, &st)
+	// The output schema says objects: an older daemon's missing map is empty.
+	if st.Outcomes == nil {
+		st.Outcomes = map[string]uint64{}
+	}
+	if st.ByKind == nil {
+		st.ByKind = map[string]int{}
+	}
+	return nil, st, err
+}
+
+func (t tools) deadlines(ctx context.Context, _ *mcp.CallToolRequest, in DeadlinesInput) (*mcp.CallToolResult, DeadlinesOutput, error) {
+	out := DeadlinesOutput{Deadlines: []api.Deadline{}}
+	err := t.call(ctx, "deadlines", http.MethodGet, "/v1/deadlines?prefix="+url.QueryEscape(in.Prefix), nil, &out.Deadlines)
+	if out.Deadlines == nil {
+		out.Deadlines = []api.Deadline{}
+	}
+	return nil, out, err
+}
+
+func (t tools) remind(ctx context.Context, _ *mcp.CallToolRequest, in RemindInput) (*mcp.CallToolResult, api.ReminderResult, error) {
+	var res api.ReminderResult
+	name, err := segment("name", in.Name)
+	if err != nil {
+		return nil, res, fmt.Errorf("remind: %w", err)
+	}
+	switch in.Action {
+	case "cancel":
+		if in.In != "" || in.At != "" || in.Window != "" || in.Cap != "" || in.Message != "" {
+			return nil, res, errors.New("remind: cancel takes only name (and sync)")
+		}
+		path := "/v1/reminders/" + name
+		if in.Sync {
+			path += "?sync=true"
+		}
+		err = t.call(ctx, "remind", http.MethodDelete, path, nil, &res)
+		return nil, res, err
+	case "push":
+		if in.Window != "" || in.Cap != "" {
+			return nil, res, errors.New("remind: push takes in or at; window and cap belong to extend")
+		}
+		if (in.In == "") == (in.At == "") {
+			return nil, res, errors.New("remind: push needs exactly one of in (a duration such as 90s) or at (an RFC 3339 time)")
+		}
+	case "extend":
+		if in.In != "" || in.At != "" {
+			return nil, res, errors.New("remind: extend takes window (and cap); in and at belong to push")
+		}
+		if in.Window == "" {
+			return nil, res, errors.New("remind: extend needs window (a duration such as 5m)")
+		}
+	default:
+		return nil, res, fmt.Errorf("remind: action %q: want push, extend or cancel", in.Action)
+	}
+	req := api.ReminderRequest{Name: in.Name, In: in.In, At: in.At, Window: in.Window, Cap: in.Cap,
+		Message: in.Message, Sync: in.Sync}
+	err = t.call(ctx, "remind", http.MethodPost, "/v1/reminders", req, &res)
+	return nil, res, err
+}
+
+func (t tools) alerts(ctx context.Context, _ *mcp.CallToolRequest, in AlertsInput) (*mcp.CallToolResult, AlertsOutput, error) {
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	out := AlertsOutput{Alerts: []wakewheel.Alert{}}
+	err := t.call(ctx, "alerts", http.MethodGet, fmt.Sprintf("/v1/alerts?limit=%d", limit), nil, &out.Alerts)
+	if out.Alerts == nil {
+		out.Alerts = []wakewheel.Alert{}
+	}
+	return nil, out, err
+}

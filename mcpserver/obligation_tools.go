@@ -1,0 +1,201 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wakewheel/wakewheel/api"
+	ob "github.com/wakewheel/wakewheel/obligations"
+)
+
+// Wait bounds. One long poll stays inside the socket's request timeout
+// (the daemon cuts it to api.MaxWait); an agent that wants to wait longer
+// calls wait again.
+const (
+	DefaultWait = 20 * time.Second
+	MaxWait     = api.MaxWait
+)
+
+// Locator is an obligation's hard locator: where the fact it reports lives.
+type Locator struct {
+	Repo  string `json:"repo,omitempty" jsonschema:"repository, e.g. github.com/org/repo or a local path"`
+	Issue string `json:"issue,omitempty" jsonschema:"issue or pull request, e.g. 42"`
+	SHA   string `json:"sha,omitempty" jsonschema:"commit"`
+	File  string `json:"file,omitempty" jsonschema:"file path inside the repository"`
+}
+
+// PostInput posts one obligation to a lane.
+type PostInput struct {
+	Lane    string   `json:"lane" jsonschema:"the lane (consumer) the obligation is for"`
+	ID      string   `json:"id" jsonschema:"your idempotency id: posting the same id again returns the original"`
+	Class   string   `json:"class" jsonschema:"human (a person's message), peer (another agent's request), digest (a machine summary) or alert: picks the re-wake cadence and SLO"`
+	Body    string   `json:"body" jsonschema:"the message"`
+	Locator *Locator `json:"locator,omitempty" jsonschema:"where the fact lives: required for peer, digest and alert (repo plus one of issue, sha, file)"`
+	Key     string   `json:"key,omitempty" jsonschema:"coalescing key (alerts with the same key are listed once)"`
+	Create  bool     `json:"create,omitempty" jsonschema:"create the lane if no consumer opened it yet (otherwise such a post is refused as a likely typo)"`
+}
+
+// LaneInput names a lane and the consumer reading it.
+type LaneInput struct {
+	Lane string `json:"lane" jsonschema:"the lane"`
+	Who  string `json:"who,omitempty" jsonschema:"who reads it (your agent name), recorded in the digest and the ledger"`
+}
+
+// WaitInput long-polls a lane.
+type WaitInput struct {
+	Lane    string `json:"lane" jsonschema:"the lane to wait on (opened if it does not exist yet)"`
+	Who     string `json:"who,omitempty" jsonschema:"who waits (your agent name)"`
+	After   string `json:"after,omitempty" jsonschema:"the wake_id of the last digest you captured: a wake you have already seen is not delivered again"`
+	Timeout string `json:"timeout,omitempty" jsonschema:"how long to wait for a wake, a Go duration up to 25s (default 20s); call again to keep waiting"`
+}
+
+// AckInput acknowledges consumption.
+type AckInput struct {
+	Lane   string `json:"lane" jsonschema:"the lane"`
+	Upto   uint64 `json:"upto" jsonschema:"the sequence number up to which every obligation is consumed (usually the digest's head)"`
+	Action string `json:"action,omitempty" jsonschema:"the consequential action you took, if any (a commit, a reply): recorded in the ledger as a qualified action"`
+}
+
+func (t tools) addObligationTools(s *mcp.Server) {
+	lane := map[string]prop{"lane": {maxLen: length(128)}, "who": {maxLen: length(256)}}
+	wait := map[string]prop{"lane": {maxLen: length(128)}, "who": {maxLen: length(256)}, "after": {maxLen: length(512)}}
+	ack := map[string]prop{"lane": {maxLen: length(128)}, "upto": {min: num(1)}, "action": {maxLen: length(256)}}
+	addTool(s, &mcp.Tool{
+		Name: "post",
+		Description: "Post an obligation to a lane: durable before the answer, idempotent on id. " +
+			"The lane's consumer is woken at once, and re-woken at its class's cadence until it acks.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		InputSchema: inputSchema[PostInput](map[string]prop{
+			"lane":  {maxLen: length(128)},
+			"id":    {maxLen: length(256)},
+			"class": {enum: []any{"human", "peer", "digest", "alert"}},
+			"key":   {maxLen: length(256)},
+		}),
+	}, t.post)
+	addTool(s, &mcp.Tool{
+		Name: "wait",
+		Description: "Wait (long-poll) until the lane has unconsumed obligations, then return its digest: " +
+			"everything unconsumed since your last ack. Answers {woke: true, digest} on a wake, {woke: false} when the timeout passes first. " +
+			"A delivered digest counts as received (not consumed): ack what you act on.",
+		Annotations: mutating,
+		InputSchema: inputSchema[WaitInput](wait),
+	}, t.wait)
+	addTool(s, &mcp.Tool{
+		Name:        "digest",
+		Description: "The lane's digest now, without waiting: counts per class, every human and peer message in order, machine digests coalesced, and a noop verdict.",
+		Annotations: readOnly,
+		InputSchema: inputSchema[LaneInput](lane),
+	}, t.digest)
+	addTool(s, &mcp.Tool{
+		Name:        "ack",
+		Description: "Acknowledge consumption up to a sequence number (cumulative). Synced to disk before the answer. Acking below the current cursor is a no-op.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		InputSchema: inputSchema[AckInput](ack),
+	}, t.ack)
+	addTool(s, &mcp.Tool{
+		Name:        "park",
+		Description: "Phase one of a park: flush and checkpoint the lane's consumed cursor. Once it answers you may clear your context; call resume afterwards.",
+		Annotations: mutating,
+		InputSchema: inputSchema[LaneInput](lane),
+	}, t.park)
+	addTool(s, &mcp.Tool{
+		Name:        "resume",
+		Description: "Resume a parked lane: returns the digest of everything since the checkpoint.",
+		Annotations: mutating,
+		InputSchema: inputSchema[LaneInput](lane),
+	}, t.resume)
+}
+
+func (t tools) post(ctx context.Context, _ *mcp.CallToolRequest, in PostInput) (*mcp.CallToolResult, any, error) {
+	if _, err := segment("lane", in.Lane); err != nil {
+		return nil, nil, fmt.Errorf("post: %w", err)
+	}
+	if in.ID == "" {
+		return nil, nil, errors.New("post: id is required: choose one that is stable across retries")
+	}
+	req := api.PostRequest{Lane: in.Lane, Class: in.Class, ID: in.ID, Body: in.Body, Key: in.Key, Create: in.Create}
+	if in.Locator != nil {
+		req.Locator = ob.Locator{Repo: in.Locator.Repo, Issue: in.Locator.Issue, SHA: in.Locator.SHA, File: in.Locator.File}
+	}
+	var out any
+	err := t.call(ctx, "post", http.MethodPost, "/v1/obligations", req, &out)
+	return nil, out, err
+}
+
+func (t tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in WaitInput) (*mcp.CallToolResult, any, error) {
+	seg, err := segment("lane", in.Lane)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wait: %w", err)
+	}
+	timeout := DefaultWait
+	if in.Timeout != "" {
+		timeout, err = time.ParseDuration(in.Timeout)
+		if err != nil || timeout < 0 || timeout > MaxWait {
+			return nil, nil, fmt.Errorf("wait: timeout %q: want a duration from 0s to %s, e.g. 20s", in.Timeout, MaxWait)
+		}
+	}
+	q := url.Values{"timeout": {timeout.String()}}
+	if in.Who != "" {
+		q.Set("who", in.Who)
+	}
+	if in.After != "" {
+		q.Set("after", in.After)
+	}
+	var out any
+	err = t.call(ctx, "wait", http.MethodGet, "/v1/lanes/"+seg+"/wait?"+q.Encode(), nil, &out)
+	return nil, out, err
+}
+
+func (t tools) digest(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput) (*mcp.CallToolResult, any, error) {
+	seg, err := segment("lane", in.Lane)
+	if err != nil {
+		return nil, nil, fmt.Errorf("digest: %w", err)
+	}
+	path := "/v1/lanes/" + seg + "/digest"
+	if in.Who != "" {
+		path += "?" + url.Values{"who": {in.Who}}.Encode()
+	}
+	var out any
+	err = t.call(ctx, "digest", http.MethodGet, path, nil, &out)
+	return nil, out, err
+}
+
+func (t tools) ack(ctx context.Context, _ *mcp.CallToolRequest, in AckInput) (*mcp.CallToolResult, any, error) {
+	seg, err := segment("lane", in.Lane)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ack: %w", err)
+	}
+	if in.Upto == 0 {
+		return nil, nil, errors.New("ack: upto must be at least 1: the head of the digest you consumed")
+	}
+	upto := in.Upto
+	var out any
+	err = t.call(ctx, "ack", http.MethodPost, "/v1/lanes/"+seg+"/ack", api.AckRequest{Upto: &upto, Action: in.Action}, &out)
+	return nil, out, err
+}
+
+func (t tools) park(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput) (*mcp.CallToolResult, any, error) {
+	seg, err := segment("lane", in.Lane)
+	if err != nil {
+		return nil, nil, fmt.Errorf("park: %w", err)
+	}
+	var out any
+	err = t.call(ctx, "park", http.MethodPost, "/v1/lanes/"+seg+"/park", nil, &out)
+	return nil, out, err
+}
+
+// resume resumes from the lane's last park (the checkpoint the daemon keeps).
+func (t tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput) (*mcp.CallToolResult, any, error) {
+	seg, err := segment("lane", in.Lane)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resume: %w", err)
+	}
+	var out any
+	err = t.call(ctx, "resume", http.MethodPost, "/v1/lanes/"+seg+"/resume", api.ResumeRequest{Who: in.Who}, &out)
+	return nil, out, err
+}

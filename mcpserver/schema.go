@@ -1,0 +1,39 @@
+package mcpserver
+
+import (
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// prop narrows one property of an inferred input schema beyond what a Go
+// type says: the allowed words, a numeric range, a length.
+type prop struct {
+	enum     []any
+	min, max *float64
+	maxLen   *int
+}
+
+// inputSchema infers the schema of T (descriptions come from the
+// `jsonschema` struct tags; fields without omitempty are required) and
+// narrows the named properties. Unknown properties stay refused, so a
+// misspelt argument is an error the agent sees, not a silent no-op.
+func inputSchema[T any](props map[string]prop) *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
+	}
+	for name, p := range props {
+		ps, ok := s.Properties[name]
+		if !ok {
+			panic(fmt.Sprintf("mcpserver: schema of %T has no property %q", *new(T), name))
+		}
+		ps.Enum = p.enum
+		ps.Minimum, ps.Maximum = p.min, p.max
+		ps.MaxLength = p.maxLen
+	}
+	return s
+}
+
+func num(v float64) *float64 { return &v }
+func length(n int) *int      { return &n }

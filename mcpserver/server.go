@@ -1,0 +1,115 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wakewheel/wakewheel/api"
+)
+
+// Caller sends one request to the daemon's socket API and decodes its JSON
+// answer into out; an error answer comes back as *api.Error. *api.Client
+// implements it.
+type Caller interface {
+	Do(ctx context.Context, method, path string, body, out any) error
+}
+
+// Options describe the adapter to the agent.
+type Options struct {
+	Version string // reported as the server's version in the handshake
+}
+
+// instructions are what an agent reads about the server as a whole.
+const instructions = `wakewheel is a cron-free scheduler daemon on this host. These tools forward to it.
+Wake protocol: call wait on your lane (it long-polls and returns the digest of everything unconsumed);
+act on each message; then ack up to the digest's head. A digest with noop=true needs no action.
+Before clearing your context, park the lane; after, resume it. Reminders (remind) are deadlines of
+your own under reminder/<name>; they never run commands.`
+
+// New returns an MCP server whose tools forward to the daemon through c.
+// Run it with server.Run(ctx, &mcp.StdioTransport{}).
+func New(c Caller, opts Options) *mcp.Server {
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "wakewheel", Title: "wakewheel scheduler", Version: version},
+		&mcp.ServerOptions{Instructions: instructions})
+	t := tools{c: c}
+	t.addEngineTools(s)
+	t.addObligationTools(s)
+	t.addRootTools(s)
+	return s
+}
+
+// tools forwards tool calls to the daemon.
+type tools struct{ c Caller }
+
+// call forwards one request and turns its failure into the error a tool
+// reports: what failed, why, and what to do.
+func (t tools) call(ctx context.Context, tool, method, path string, body, out any) error {
+	err := t.c.Do(ctx, method, path, body, out)
+	if err == nil {
+		return nil
+	}
+	var ae *api.Error
+	switch {
+	case errors.Is(err, api.ErrDaemonDown):
+		return fmt.Errorf("%s: %w", tool, err)
+	case errors.As(err, &ae) && ae.Err.Code == "not_found" && strings.HasPrefix(ae.Err.Message, "no route"):
+		return fmt.Errorf("%s: this daemon does not offer %s (%s %s answered not_found); upgrade and restart the daemon",
+			tool, tool, method, strings.SplitN(path, "?", 2)[0])
+	case errors.As(err, &ae):
+		return fmt.Errorf("%s: %s (%s)", tool, ae.Err.Message, ae.Err.Code)
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s: the call was cancelled before the daemon answered: %w", tool, ctx.Err())
+	}
+	return fmt.Errorf("%s: %w", tool, err)
+}
+
+// segment checks one path segment taken from an argument (a lane, a lease
+// or a reminder name) and escapes it. It refuses what could address
+// another route once the path is cleaned.
+func segment(what, v string) (string, error) {
+	switch {
+	case v == "":
+		return "", fmt.Errorf("%s is required", what)
+	case v == "." || v == "..":
+		return "", fmt.Errorf("%s %q is not a name", what, v)
+	case len(v) > 256:
+		return "", fmt.Errorf("%s is %d bytes; at most 256", what, len(v))
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f {
+			return "", fmt.Errorf("%s %q contains a control character", what, v)
+		}
+	}
+	return url.PathEscape(v), nil
+}
+
+// addTool adds a tool whose handler cannot take the process down: a panic
+// becomes the tool's error result. The go-sdk does not recover handler
+// panics, and an adapter that dies leaves the agent without its tools.
+func addTool[In, Out any](s *mcp.Server, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	mcp.AddTool(s, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				var zero Out
+				res, out, err = nil, zero, fmt.Errorf("%s: internal error in wakewheel mcp: %v (please report it)", tool.Name, p)
+			}
+		}()
+		return h(ctx, req, in)
+	})
+}
+
+// readOnly and mutating are the annotations of the tools.
+var (
+	readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
+	mutating = &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
+)
+
+func ptr[T any](v T) *T { return &v }

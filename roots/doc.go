@@ -1,0 +1,158 @@
+// Package roots is the daemon side of the Gardener behaviours: the
+// registry of watched roots, their durable backlogs, the detections, the
+// supervised ingest and reconcile runs, the leases and the traffic tick.
+// It turns what package detectors notices into deadlines on the engine,
+// and runs the actions those deadlines fire.
+//
+// # Deadlines (kind, key) and what their firing does
+//
+//	burst     burst/<root>      extended by every fs event (burst silence,
+//	                            capped): a detection
+//	detect    detect/<root>     pushed by traffic, arm, resume and watcher
+//	                            fallbacks: a detection
+//	drain     drain/<root>      hand the next batch to the ingest handler
+//	reconcile reconcile/<root>  extended by every drain that ingested
+//	                            (reconcile quiet, capped): the reconcile
+//	lease     lease/<name>      the lease expires
+//
+// <root> is the root's absolute path, so keys read "burst/src/repo".
+//
+// # A detection (detect.go)
+//
+// Starts or re-arms the watcher first (so nothing changes unseen between
+// the scan and the watch); while .git/index.lock exists it yields (burst
+// silence at a time, at most detect.index_lock_wait in all, then takes the
+// lock as stale): one checkout is one detection even past the burst cap.
+// The changed set of a git root is detectors.GitChanged since the root's
+// since ref (diff ∪ status with untracked files, skip policy applied),
+// less the paths exactly as they were (lstat: mtime, ctime, size, inode,
+// mode) when the previous set was captured — a dirty file is not handed
+// again at every burst until it is committed — plus the paths of the
+// previous set that changed back (a reverted file leaves the status). A
+// plain directory uses a detectors.StatCache: the dirty directories the
+// watcher saw, or a full scan when events may be missing (first
+// detection, polling, overflow). The set is appended to the backlog and
+// the since ref advanced in one synced store write: the ref never moves
+// past changes that are not durably queued. A non-empty backlog pushes
+// drain/<root>.
+//
+// # The backlog (backlog.go)
+//
+// A persisted, de-duplicated FIFO per root: store records
+// "rootq/<id>/<seq>" holding raw path bytes. A path already waiting is not
+// added twice; a path in the batch being ingested is added again (it
+// changed after the batch was cut). A batch leaves the backlog only after
+// its handler succeeded (unsynced delete: a power loss can only hand it to
+// ingest again), so delivery is at least once and nothing is lost.
+//
+// # Supervised runs (run.go, drain.go, reconcile.go)
+//
+// The engine has one worker; a user's command may run for minutes. So a
+// handler never runs a command: it starts it on a goroutine of the root
+// (one run at a time per root, a timeout, the process group killed at the
+// timeout or at shutdown, Pdeathsig on Linux so no orphan outlives a
+// killed daemon) and returns the outcome yield with a watchdog delay. The
+// run's end is an event: its result is kept on the root and the key is
+// pushed due now; that firing consumes the result and returns the real
+// outcome, so the engine's machinery applies: retry with bounded backoff
+// then retries_exhausted for a failing ingest (engine.retry_attempts
+// counts firings, and a failing run takes two: start and result), one
+// immediate retry for a conflict. A successful batch's firing starts the
+// next batch at once and returns done: one firing per batch. Wakes, lease
+// expiries and other roots never wait behind a slow command.
+//
+// Ingest command: /bin/sh -c CMD in the root, stdin the batch's
+// root-relative paths each followed by a NUL byte (xargs -0 reads it),
+// exactly the bytes on disk. Environment: the daemon's, without GIT_DIR
+// and the like, plus
+//
+//	WAKEWHEEL_ACTION=ingest  WAKEWHEEL_ROOT  WAKEWHEEL_BATCH_SIZE
+//	WAKEWHEEL_BACKLOG (paths left after this batch)  WAKEWHEEL_SINCE_REF
+//
+// Exit 0: ingested. Anything else (or the timeout): the batch stays at the
+// front of the backlog and the drain is retried. A root with no ingest
+// handler keeps its backlog (bounded by the tree's distinct paths) until
+// one is configured; a disarmed root keeps it too.
+//
+// Reconcile command: /bin/sh -c CMD in the root, no stdin, with
+//
+//	WAKEWHEEL_ACTION=reconcile  WAKEWHEEL_ROOT  WAKEWHEEL_SINCE_REF
+//	WAKEWHEEL_STORE_VERSION (per root, strictly increasing, synced before
+//	                         every run, the conflict retry included)
+//
+// Exit protocol: 0 done; 75 (EX_TEMPFAIL) an optimistic-concurrency
+// conflict — the command found its store changed under the version it
+// was given — retried once at once with a fresh version, and if the retry
+// conflicts too, the alert auto_reconcile_conflict (never a loop); any
+// other exit, or the timeout, the alert reconcile_failed. At a reconcile's
+// firing: a live lease covering the root yields until the lease's expiry
+// (a release pulls it to now); a root marked candidate is skipped.
+//
+// Embedding programs set Go functions instead (Handlers, SetHandlers):
+// the same contract, ErrConflict standing for exit 75.
+//
+// # Who may configure commands
+//
+// Commands are command lines the operator gives to `wakewheel watch
+// --ingest/--reconcile` (or, once configs has the key, the config file).
+// The MCP adapter, the agents' transport, has no field for them and never
+// forwards one, so an agent working through MCP cannot make the daemon
+// run anything. The socket itself is not that boundary: it accepts only
+// the daemon's own uid, and any process of that uid can send a command
+// line in POST /v1/roots — as it could edit the config file or run the
+// command itself. Same-uid is the security boundary; the MCP surface is
+// the agents' one.
+//
+// # Watchers, modes, traffic (root.go, traffic.go)
+//
+// A root's honest mode: notify (a live watcher), polling (why: overflow,
+// watch limit, watch budget, unwatchable filesystem, dead watcher, root
+// removed), evicted (its watches taken by the budget for a more recently
+// used root), disarmed, or resuming (armed, watcher not started since the
+// daemon started: resume is lazy). A fallback pushes a detection at once,
+// counts an overflow and raises the alert root_polling. Overflow and a
+// dead watcher re-arm at the next detection; an evicted root is polled on
+// traffic and re-armed when a detection finds it changed or a request
+// names it (arm, watch), so two roots too big for the budget do not
+// thrash; limits and filesystems stay polled until arm or restart.
+// Traffic: every API request whose verb is not in QuietVerbs pushes
+// detect/<root> for the polled and evicted roots, at most once per
+// PollInterval each; the request never waits for it nor fails with it.
+//
+// # Restart
+//
+// Records and backlogs load before the socket accepts; Resume pushes
+// detect/<root> (which starts the watcher) and, for a non-empty backlog,
+// drain/<root> ResumeDelay after the start; a reconcile left pending runs
+// within the quiet window. A run interrupted by a crash leaves its batch
+// in the backlog; nothing in flight is persisted, so nothing wedges. A
+// plain directory's stat cache lives in memory: its first detection after
+// a start is a full inventory (every file handed to ingest again). The
+// git "previous set" memory is in memory too: dirty files are handed once
+// more after a restart, and a file reverted while the daemon was down is
+// not seen.
+//
+// # Store layout and upgrade safety
+//
+//	n/roots/<path>          Record, JSON with a version (record.go)
+//	n/rootq/<id>/<seq>      a backlog entry: the path's bytes
+//
+// Decoders accept every older record (testdata/fixture-v1, loaded by
+// TestFixtureV1StillLoadsAndStaysArmed): a record without an ID gets one.
+//
+// # Registered numbers
+//
+// The detect.* keys of configs (burst 500ms/5s, reconcile 45s/10m, drain
+// budget 32, index lock wait 10s, watch budget 8192) and:
+//
+//	ResumeDelay   200 ms  the socket answers before the first inventory
+//	PollInterval  = burst cap (5 s)  the fastest traffic polls one root:
+//	              a polled root is as fresh as a watched one under churn
+//	maxDirty      4096   dirty directories tracked between detections of
+//	              a plain directory; past it one full scan is cheaper
+//	leases        1s..24h TTL, names of 1..256 bytes
+//
+// Imports: detectors, scheduler, store (its Op type), deadlines,
+// internal/clock, zerolog, os/exec. Never viper, cobra or api; the API
+// (package api) and the binary import it.
+package roots

@@ -1,0 +1,73 @@
+package roots
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wakewheel/wakewheel/scheduler"
+)
+
+// drainHandler hands the next batch of the root's backlog to its ingest
+// handler, on a supervised goroutine (run.go). A firing either consumes
+// the previous batch's result or starts a batch:
+//
+//   - a result of success: the batch has left the backlog; the next batch
+//     starts at once and the outcome is done (one firing per batch);
+//   - a result of failure: the batch went back to the front of the
+//     backlog; the outcome is retry, so the engine's bounded backoff
+//     spaces the next runs and raises retries_exhausted when they are
+//     spent. The paths stay queued; the next detection or restart drains
+//     again;
+//   - no result, the root busy: wait for the run's end;
+//   - no result: start a batch (outcome yield: in progress).
+func (m *Manager) drainHandler(ctx context.Context, f scheduler.Firing) scheduler.Outcome {
+	path := rootOfKey(KindDrain, f.Deadline.Key)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.roots[path]
+	if r == nil || r.gone {
+		return scheduler.Succeeded()
+	}
+	if res := r.results[KindDrain]; res != nil {
+		delete(r.results, KindDrain)
+		if res.err != nil {
+			return scheduler.RetryLater(fmt.Errorf("ingest of %s: %w", path, res.err))
+		}
+		m.startBatchLocked(r)
+		return scheduler.Succeeded()
+	}
+	if r.job != nil {
+		r.waiters[KindDrain] = true
+		return scheduler.YieldFor(m.watchdog())
+	}
+	if m.startBatchLocked(r) {
+		return scheduler.YieldFor(m.watchdog())
+	}
+	return scheduler.Succeeded()
+}
+
+// startBatchLocked starts the next ingest batch of an armed root with an
+// ingest handler and a non-empty backlog, and reports whether it did.
+// m.mu is held.
+func (m *Manager) startBatchLocked(r *root) bool {
+	if !r.rec.Armed || r.job != nil || !m.hasIngest(r) {
+		return false
+	}
+	batch := r.q.take(m.opts.DrainBudget)
+	if len(batch) == 0 {
+		return false
+	}
+	b := Batch{Root: r.rec.Path, Paths: make([]string, len(batch)), Backlog: r.q.Len() - len(batch), SinceRef: r.rec.SinceRef}
+	for i, e := range batch {
+		b.Paths[i] = e.path
+	}
+	fn, line := m.funcs[r.rec.Path].Ingest, r.rec.Ingest
+	m.startLocked(r, &job{kind: KindDrain, batch: batch}, func(ctx context.Context) result {
+		if fn != nil {
+			return result{err: fn(ctx, b)}
+		}
+		_, err := m.command(ctx, b.Root, line, nulJoin(b.Paths), ingestEnv(b))
+		return result{err: err}
+	})
+	return true
+}

@@ -1,0 +1,205 @@
+package roots
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/wakewheel/wakewheel/detectors"
+	"github.com/wakewheel/wakewheel/scheduler"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+// Spec registers or updates a root. Nil fields keep what the root has (a
+// new root starts without commands, skip entries or candidate flag); an
+// empty command string removes the command.
+type Spec struct {
+	Path      string
+	Ingest    *string
+	Reconcile *string
+	Skip      []string // nil: keep; empty non-nil: none beside the defaults
+	Candidate *bool
+	// Arm also arms the root (a new root is disarmed otherwise: the
+	// factory default).
+	Arm bool
+
+	onlyExisting bool // Arm: the root must be registered
+}
+
+// Watch registers the root spec.Path, or updates it, and returns its
+// status. The path must be an existing directory. The record is synced
+// before Watch returns.
+func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
+	path, err := CleanPath(spec.Path)
+	if err != nil {
+		return Status{}, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Status{}, fmt.Errorf("%w: %w", ErrBadPath, err)
+	}
+	if !fi.IsDir() {
+		return Status{}, fmt.Errorf("%w: %s is not a directory", ErrBadPath, path)
+	}
+	var skip detectors.SkipPolicy
+	if spec.Skip != nil {
+		if skip, err = detectors.NewSkipPolicy(spec.Skip...); err != nil {
+			return Status{}, fmt.Errorf("%w: %w", ErrBadSkip, err)
+		}
+	}
+	m.mu.Lock()
+	r := m.roots[path]
+	created := r == nil
+	if created && spec.onlyExisting {
+		m.mu.Unlock()
+		return Status{}, fmt.Errorf("%w: %s (register it with watch first)", ErrUnknownRoot, path)
+	}
+	var rec Record
+	if created {
+		rec = Record{ID: m.nextID, Path: path, Created: m.opts.Clock.Now()}
+	} else {
+		rec = r.rec
+	}
+	if spec.Ingest != nil {
+		rec.Ingest = *spec.Ingest
+	}
+	if spec.Reconcile != nil {
+		rec.Reconcile = *spec.Reconcile
+	}
+	if spec.Candidate != nil {
+		rec.Candidate = *spec.Candidate
+	}
+	skipChanged := spec.Skip != nil && !slices.Equal(sortedCopy(spec.Skip), sortedCopy(rec.Skip))
+	if skipChanged {
+		rec.Skip = sortedCopy(spec.Skip)
+	}
+	arming := spec.Arm && !rec.Armed
+	if spec.Arm {
+		rec.Armed = true
+	}
+	if err := m.db.Write(true, store.PutOp(nsRoots, path, encodeRecord(rec))); err != nil {
+		m.mu.Unlock()
+		return Status{}, err
+	}
+	if created {
+		m.nextID++
+		r, _ = newRoot(rec)
+		r.q = newBacklog(rec.ID)
+		m.roots[path] = r
+	}
+	r.rec = rec
+	if skipChanged {
+		r.skip = skip
+	}
+	r.rearm = true
+	m.mu.Unlock()
+	if skipChanged && !created {
+		r.closeWatcher(m) // restarted with the new policy at the next detection
+		r.sig.markFull()
+		m.mu.Lock()
+		r.stat, r.captured = nil, nil
+		m.mu.Unlock()
+	}
+	if arming {
+		m.log.Info().Str("root", path).Msg("root armed")
+		m.apply(ctx, pushNow(KindDetect, path), pushNow(KindDrain, path))
+	}
+	if created {
+		m.log.Info().Str("root", path).Bool("armed", rec.Armed).Bool("ingest", rec.Ingest != "").
+			Bool("reconcile", rec.Reconcile != "").Msg("root registered")
+	}
+	return m.statusOf(ctx, path)
+}
+
+// Unwatch forgets the root: its watcher, backlog, record and deadlines. It
+// reports whether the root was registered.
+func (m *Manager) Unwatch(ctx context.Context, p string) (bool, error) {
+	path, err := CleanPath(p)
+	if err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	r := m.roots[path]
+	if r == nil {
+		m.mu.Unlock()
+		return false, nil
+	}
+	ops := append(r.q.deleteAll(), store.DeleteOp(nsRoots, path))
+	if err := m.db.Write(true, ops...); err != nil {
+		m.mu.Unlock()
+		return false, err
+	}
+	r.gone = true
+	delete(m.roots, path)
+	m.mu.Unlock()
+	r.closeWatcher(m)
+	m.cancelDeadlines(ctx, path, rootKinds[:]...)
+	m.log.Info().Str("root", path).Msg("root unwatched")
+	return true, nil
+}
+
+// Arm arms the root (persisted, synced): it is watched and its detections,
+// drains and reconciles run. The watcher starts at the detection Arm
+// schedules now.
+func (m *Manager) Arm(ctx context.Context, p string) (Status, error) {
+	path, err := CleanPath(p)
+	if err != nil {
+		return Status{}, err
+	}
+	if m.lookup(path) == nil {
+		return Status{}, fmt.Errorf("%w: %s (register it with watch first)", ErrUnknownRoot, path)
+	}
+	return m.Watch(ctx, Spec{Path: path, Arm: true, onlyExisting: true})
+}
+
+// Disarm disarms the root (persisted, synced): its watcher stops and no
+// automatic action runs for it; its registration and backlog stay.
+func (m *Manager) Disarm(ctx context.Context, p string) (Status, error) {
+	path, err := CleanPath(p)
+	if err != nil {
+		return Status{}, err
+	}
+	m.mu.Lock()
+	r := m.roots[path]
+	if r == nil {
+		m.mu.Unlock()
+		return Status{}, fmt.Errorf("%w: %s", ErrUnknownRoot, path)
+	}
+	if r.rec.Armed {
+		rec := r.rec
+		rec.Armed = false
+		if err := m.db.Write(true, store.PutOp(nsRoots, path, encodeRecord(rec))); err != nil {
+			m.mu.Unlock()
+			return Status{}, err
+		}
+		r.rec = rec
+		m.log.Info().Str("root", path).Msg("root disarmed")
+	}
+	m.mu.Unlock()
+	r.closeWatcher(m)
+	m.cancelDeadlines(ctx, path, KindBurst, KindDetect)
+	return m.statusOf(ctx, path)
+}
+
+// SetHandlers makes the root at path (registered now or later) run Go
+// functions instead of command lines. Handlers are not persisted: an
+// embedding program sets them at every start.
+func (m *Manager) SetHandlers(p string, h Handlers) error {
+	path, err := CleanPath(p)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.funcs[path] = h
+	m.mu.Unlock()
+	return nil
+}
+
+func (m *Manager) cancelDeadlines(ctx context.Context, path string, kinds ...string) {
+	muts := make([]scheduler.Mutation, len(kinds))
+	for i, k := range kinds {
+		muts[i] = scheduler.Mutation{Op: scheduler.OpCancel, Key: Key(k, path)}
+	}
+	m.apply(ctx, muts...)
+}

@@ -1,0 +1,256 @@
+package roots
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wakewheel/wakewheel/scheduler"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+// Supervised runs. An ingest batch or a reconcile runs on a goroutine of
+// its own, never on the engine's worker: the handler that starts it
+// returns at once (outcome yield, with a watchdog delay), and the run's
+// end is an event — its result is stored on the root and the handler's
+// key is pushed due now, so the next firing of the same key consumes the
+// result and returns the real outcome (done, retry, conflict, failure).
+// One run at a time per root: a handler that finds its root busy waits
+// for the run's end (it is pushed again then). Wakes, lease expiries and
+// other roots never wait behind a slow command.
+
+// exitTempFail is EX_TEMPFAIL of sysexits.h: a reconcile command's "my
+// store moved under me" (an optimistic-concurrency conflict).
+const exitTempFail = 75
+
+// Batch is one ingest run: at most DrainBudget root-relative paths, in
+// backlog order.
+type Batch struct {
+	Root     string
+	Paths    []string
+	Backlog  int    // paths left in the backlog after this batch
+	SinceRef string // git: the HEAD the captured changes belong to
+}
+
+// ReconcileRun is one reconcile run.
+type ReconcileRun struct {
+	Root         string
+	StoreVersion uint64 // fresh for every run, the conflict retry included
+	SinceRef     string
+}
+
+// Handlers are Go functions an embedding program runs instead of command
+// lines. Ingest gets each batch; an error keeps the batch in the backlog
+// (retried with backoff, then alerted). Reconcile returns nil, an error
+// wrapping ErrConflict (one retry with a fresh version, then the alert
+// auto_reconcile_conflict), or another error (the alert reconcile_failed).
+// Both run on the root's supervised goroutine with a deadline in ctx.
+type Handlers struct {
+	Ingest    func(ctx context.Context, b Batch) error
+	Reconcile func(ctx context.Context, r ReconcileRun) error
+}
+
+// job is a running command.
+type job struct {
+	kind    string // KindDrain or KindReconcile
+	batch   []entry
+	started time.Time
+}
+
+// result is a finished run not yet consumed by its handler.
+type result struct {
+	err      error
+	conflict bool
+	took     time.Duration
+}
+
+// watchdog is the yield of a handler that started a run or waits for one:
+// the run's end pushes the key earlier; this only bounds a lost push.
+func (m *Manager) watchdog() time.Duration { return m.opts.CommandTimeout + 5*time.Second }
+
+// startLocked starts j for r on its own goroutine; m.mu is held.
+func (m *Manager) startLocked(r *root, j *job, run func(ctx context.Context) result) {
+	j.started = m.opts.Clock.Now()
+	r.job = j
+	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CommandTimeout)
+	m.wg.Add(1)
+	m.active.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer m.active.Add(-1) // after finish: its pushes are applied
+		defer cancel()
+		res := safeRun(ctx, run)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && res.err != nil {
+			res.err = fmt.Errorf("timed out after %s: %w", m.opts.CommandTimeout, res.err)
+			res.conflict = false
+		}
+		res.took = m.opts.Clock.Now().Sub(j.started)
+		m.finish(r, j, res)
+	}()
+}
+
+func safeRun(ctx context.Context, run func(ctx context.Context) result) (res result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = result{err: fmt.Errorf("handler panicked: %v", p)}
+		}
+	}()
+	return run(ctx)
+}
+
+// finish records a run's end and pushes the keys that wait for it: the
+// run's own (to consume the result) and any handler that found the root
+// busy. A successful batch leaves the backlog here, and extends the
+// root's reconcile window.
+func (m *Manager) finish(r *root, j *job, res result) {
+	if m.ctx.Err() != nil {
+		return // closing: the batch stays in the backlog for the next start
+	}
+	m.mu.Lock()
+	r.job = nil
+	path := r.rec.Path
+	var del []store.Op
+	reconcile := false
+	if j.kind == KindDrain {
+		ops := r.q.done(res.err == nil)
+		if res.err == nil {
+			r.st.ingested += uint64(len(j.batch))
+			r.st.batches++
+			r.st.lastIngest = m.opts.Clock.Now()
+			reconcile = m.hasReconcile(r)
+		}
+		del = ops
+	}
+	if res.err != nil {
+		r.rec.LastError = fmt.Sprintf("%s: %v", actionName(j.kind), res.err)
+		r.st.lastErrorAt = m.opts.Clock.Now()
+	}
+	keys := []string{j.kind}
+	for k := range r.waiters {
+		keys = append(keys, k)
+	}
+	clear(r.waiters)
+	if !r.gone {
+		r.results[j.kind] = &res
+	}
+	m.mu.Unlock()
+	if len(del) > 0 {
+		// Unsynced: a power loss can only hand these paths to ingest again.
+		if err := m.db.Write(false, del...); err != nil {
+			m.log.Error().Err(err).Str("root", path).Msg("removing an ingested batch from the backlog failed; it will be ingested again")
+		}
+	}
+	muts := make([]scheduler.Mutation, 0, len(keys)+1)
+	for _, k := range keys {
+		muts = append(muts, pushNow(k, path))
+	}
+	if reconcile {
+		muts = append(muts, scheduler.Mutation{Op: scheduler.OpExtend, Key: Key(KindReconcile, path), Kind: KindReconcile,
+			Window: m.opts.ReconcileQuiet, Cap: m.opts.ReconcileCap})
+	}
+	m.apply(m.ctx, muts...)
+}
+
+func actionName(kind string) string {
+	if kind == KindDrain {
+		return "ingest"
+	}
+	return kind
+}
+
+// hasReconcile reports whether r has a reconcile handler; m.mu is held.
+func (m *Manager) hasReconcile(r *root) bool {
+	return r.rec.Reconcile != "" || m.funcs[r.rec.Path].Reconcile != nil
+}
+
+// hasIngest reports whether r has an ingest handler; m.mu is held.
+func (m *Manager) hasIngest(r *root) bool {
+	return r.rec.Ingest != "" || m.funcs[r.rec.Path].Ingest != nil
+}
+
+// command runs an operator's command line with sh -c in the root's
+// directory, stdin and extra environment given; its process group is
+// killed when ctx ends. It returns the exit code (-1 if it did not exit)
+// and an error carrying the tail of its output.
+func (m *Manager) command(ctx context.Context, root, line string, stdin []byte, env []string) (int, error) {
+	cmd := exec.CommandContext(ctx, m.opts.Shell, "-c", line)
+	cmd.Dir = root
+	cmd.Env = append(gitEnv(), env...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	out := &tail{max: 2048}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = procAttr()
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	if err == nil {
+		return 0, nil
+	}
+	code := -1
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	}
+	msg := strings.TrimSpace(out.String())
+	if msg != "" {
+		return code, fmt.Errorf("%w: %s", err, msg)
+	}
+	return code, err
+}
+
+// ingestEnv and reconcileEnv are the facts a command gets in WAKEWHEEL_*
+// variables (doc.go lists them).
+func ingestEnv(b Batch) []string {
+	return []string{
+		"WAKEWHEEL_ACTION=ingest",
+		"WAKEWHEEL_ROOT=" + b.Root,
+		"WAKEWHEEL_BATCH_SIZE=" + strconv.Itoa(len(b.Paths)),
+		"WAKEWHEEL_BACKLOG=" + strconv.Itoa(b.Backlog),
+		"WAKEWHEEL_SINCE_REF=" + b.SinceRef,
+	}
+}
+
+func reconcileEnv(r ReconcileRun) []string {
+	return []string{
+		"WAKEWHEEL_ACTION=reconcile",
+		"WAKEWHEEL_ROOT=" + r.Root,
+		"WAKEWHEEL_STORE_VERSION=" + strconv.FormatUint(r.StoreVersion, 10),
+		"WAKEWHEEL_SINCE_REF=" + r.SinceRef,
+	}
+}
+
+// nulJoin is the ingest command's stdin: every path followed by a NUL.
+func nulJoin(paths []string) []byte {
+	n := 0
+	for _, p := range paths {
+		n += len(p) + 1
+	}
+	b := make([]byte, 0, n)
+	for _, p := range paths {
+		b = append(b, p...)
+		b = append(b, 0)
+	}
+	return b
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	buf []byte
+	max int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string { return string(t.buf) }
