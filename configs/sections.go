@@ -34,8 +34,13 @@ type Root struct {
 //	lanes:
 //	  reviewer:
 //	    wake_hook: notify-send "wakewheel: reviewer has work"
+//	    roots: [~/src/app]
+//
+// A lane subscribed to roots gets a machine digest obligation for every
+// detection in them that captured new paths.
 type Lane struct {
 	WakeHook string
+	Roots    []string
 }
 
 // sections are the top-level keys that hold tables rather than registered
@@ -101,8 +106,14 @@ func loadSections(v *viper.Viper, path string, env lookup, c *Config) []error {
 					l.WakeHook = strings.TrimSpace(text)
 				case f == "wake_hook":
 					errs = append(errs, bad(key+".wake_hook", val, "must be a command line (a string)"))
+				case f == "roots":
+					paths, problem := absPaths(val, env)
+					if problem != "" {
+						errs = append(errs, bad(key+".roots", val, problem))
+					}
+					l.Roots = paths
 				default:
-					errs = append(errs, &KeyError{Key: key + "." + f, Origin: origin, Problem: "a lane has only wake_hook", Err: ErrUnknownKey})
+					errs = append(errs, &KeyError{Key: key + "." + f, Origin: origin, Problem: "a lane has only wake_hook and roots", Err: ErrUnknownKey})
 				}
 			}
 			if c.Lanes == nil {
@@ -165,4 +176,26 @@ func rootOf(item any, env lookup) (Root, string) {
 		return r, fmt.Sprintf("path %q must be absolute (or start with ~/)", r.Path)
 	}
 	return r, ""
+}
+
+// absPaths decodes a list of absolute paths (or ~/ paths), or says what is
+// wrong with it.
+func absPaths(val any, env lookup) ([]string, string) {
+	list, ok := val.([]any)
+	if !ok {
+		return nil, "must be a list of root paths"
+	}
+	var out []string
+	for _, item := range list {
+		text, ok := item.(string)
+		if !ok {
+			return nil, "must be a list of root paths (strings)"
+		}
+		p := filepath.Clean(expandHome(strings.TrimSpace(text), env))
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Sprintf("root %q must be absolute (or start with ~/)", text)
+		}
+		out = append(out, p)
+	}
+	return out, ""
 }

@@ -22,6 +22,7 @@ roots:
 lanes:
   reviewer:
     wake_hook: notify-send reviewer
+    roots: [~/src/app]
 `), 0o600)
 	c, _, err := Load(LoadOptions{File: path, Env: env})
 	if err != nil {
@@ -32,7 +33,8 @@ lanes:
 		c.Roots[1].Path != "/srv/docs" || c.Roots[1].Armed {
 		t.Fatalf("roots: %+v", c.Roots)
 	}
-	if c.Lanes["reviewer"].WakeHook != "notify-send reviewer" {
+	if c.Lanes["reviewer"].WakeHook != "notify-send reviewer" || len(c.Lanes["reviewer"].Roots) != 1 ||
+		c.Lanes["reviewer"].Roots[0] != filepath.Join(home, "src/app") {
 		t.Fatalf("lanes: %+v", c.Lanes)
 	}
 }
@@ -45,7 +47,8 @@ func TestSectionsBadValues(t *testing.T) {
 		{"roots:\n  - path: /a\n    armd: true\n", `unknown field "armd"`},
 		{"roots:\n  - path: /a\n  - path: /a\n", "declared twice"},
 		{"lanes:\n  bad lane:\n    wake_hook: x\n", "a lane name is"},
-		{"lanes:\n  a:\n    hook: x\n", "a lane has only wake_hook"},
+		{"lanes:\n  a:\n    hook: x\n", "a lane has only wake_hook and roots"},
+		{"lanes:\n  a:\n    roots: [relative]\n", "must be absolute"},
 	} {
 		path := filepath.Join(t.TempDir(), "config.yaml")
 		os.WriteFile(path, []byte(tc.file), 0o600)

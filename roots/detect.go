@@ -93,8 +93,31 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 	m.apply(ctx, muts...)
 	if added > 0 {
 		m.log.Debug().Str("root", path).Int("added", added).Int("backlog", depth).Msg("changed set captured")
+		m.detected(Detection{Root: path, Head: head, Paths: paths, Added: added, At: now})
 	}
 	return scheduler.Succeeded()
+}
+
+// Detection is a detection that captured new paths.
+type Detection struct {
+	Root  string
+	Head  string   // the HEAD commit of a git root ("" for a plain directory)
+	Paths []string // the changed set, root-relative
+	Added int      // how many of them were new to the backlog
+	At    time.Time
+}
+
+// detected tells Options.OnDetected, fail-open.
+func (m *Manager) detected(d Detection) {
+	if m.opts.OnDetected == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			m.log.Error().Interface("panic", p).Str("root", d.Root).Msg("detection hook panicked; detection kept")
+		}
+	}()
+	m.opts.OnDetected(d)
 }
 
 // gitChanged is the changed set of a git root since its since ref, without

@@ -47,9 +47,14 @@ type Options struct {
 	// watched root waits under churn).
 	PollInterval time.Duration
 	// Shell runs command lines as Shell -c LINE (default /bin/sh).
-	Shell  string
-	Clock  clock.Clock // default: the wall clock
-	Logger zerolog.Logger
+	Shell string
+	// OnDetected, when set, is told of every detection that captured new
+	// paths (the daemon posts a machine digest to the lanes subscribed to
+	// the root). It runs on the worker: it must not block, and a panic in it
+	// is recovered and logged.
+	OnDetected func(Detection)
+	Clock      clock.Clock // default: the wall clock
+	Logger     zerolog.Logger
 
 	hooks *testHooks
 }

@@ -88,6 +88,11 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 func (p *obligationsPlugin) serve(ctx context.Context, d *daemon) error {
 	p.svc.Attach(d.runner)
 	api.RegisterObligations(d.srv, p.svc)
+	svc := p.svc
+	digestFeed.setPoster(func(ctx context.Context, o ob.Obligation) error {
+		_, err := svc.Post(ctx, o, true)
+		return err
+	})
 	if p.beacon != nil {
 		if err := p.beacon.Start(ctx, d.runner); err != nil {
 			return fmt.Errorf("beacon: %w", err)

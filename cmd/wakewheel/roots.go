@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/configs"
 	"github.com/wakewheel/wakewheel/metrics"
 	"github.com/wakewheel/wakewheel/roots"
 	"github.com/wakewheel/wakewheel/scheduler"
@@ -36,17 +38,21 @@ func (p *rootsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 		CommandTimeout: d.cfg.Engine.ActionTimeout,
 		Clock:          d.clock,
 		Logger:         d.log.With().Str("component", "roots").Logger(),
+		OnDetected:     digestFeed.detected,
 	})
 	if err != nil {
 		return err
 	}
 	p.m = m
+	digestFeed.subscribe(d.cfg.Lanes, d.log)
+	reloadHooks = append(reloadHooks, func(d *daemon, _, cur configs.Config) { digestFeed.subscribe(cur.Lanes, d.log) })
 	m.Register(eng)
 	return m.Resume(eng, d.clock.Now())
 }
 
-func (p *rootsPlugin) serve(_ context.Context, d *daemon) error {
+func (p *rootsPlugin) serve(ctx context.Context, d *daemon) error {
 	p.m.Attach(d.runner)
+	p.declare(ctx, d)
 	api.RegisterRoots(d.srv, p.m)
 	prev := d.srv.OnRequest
 	d.srv.OnRequest = func(verb string) {
@@ -75,4 +81,26 @@ func (p *rootsPlugin) metrics(_ context.Context, _ *daemon, s *metrics.Snapshot)
 		s.Backlog[root] = n
 	}
 	return nil
+}
+
+// declare registers the roots of the config file. A root that cannot be
+// registered (its directory is gone, say) is an alert, not a failed start.
+// The file arms a root but never disarms one armed from the CLI; its
+// commands replace the root's when given.
+func (p *rootsPlugin) declare(ctx context.Context, d *daemon) {
+	for _, r := range d.cfg.Roots {
+		spec := roots.Spec{Path: r.Path, Skip: r.Skip, Arm: r.Armed}
+		if r.Ingest != "" {
+			spec.Ingest = &r.Ingest
+		}
+		if r.Reconcile != "" {
+			spec.Reconcile = &r.Reconcile
+		}
+		if _, err := p.m.Watch(ctx, spec); err != nil {
+			d.log.Error().Err(err).Str("root", r.Path).Msg("a root of the config file cannot be watched")
+			_ = d.runner.Do(ctx, func(e *scheduler.Engine, now time.Time) {
+				e.Alert(now, "config_root_failed", "root/"+r.Path, err.Error())
+			})
+		}
+	}
 }
