@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -73,6 +74,9 @@ type Service struct {
 	broken  error  // set when a failed write could not be recovered
 	closed  bool
 	waiters waiters
+	// deliveries by lane since the process started, for metrics: wakes that
+	// handed out a digest, and wakes that found nothing unconsumed.
+	wakes, noops map[string]uint64
 
 	pipe  *pipeline
 	hooks *hooks
@@ -386,4 +390,23 @@ func newID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return "auto-" + hex.EncodeToString(b[:])
+}
+
+// Deliveries returns, by lane, the wakes that handed out a digest and the
+// no-op wakes, since the process started.
+func (s *Service) Deliveries() (wakes, noops map[string]uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.wakes), maps.Clone(s.noops)
+}
+
+func (s *Service) countDeliveryLocked(lane string, noop bool) {
+	if s.wakes == nil {
+		s.wakes, s.noops = map[string]uint64{}, map[string]uint64{}
+	}
+	if noop {
+		s.noops[lane]++
+	} else {
+		s.wakes[lane]++
+	}
 }

@@ -93,6 +93,7 @@ func (s *Service) Wait(ctx context.Context, lane, who, after string, timeout tim
 				return ob.Digest{}, false, err
 			}
 			t := s.commitLocked(eff)
+			s.countDeliveryLocked(lane, d.Noop)
 			s.mu.Unlock()
 			if err := t.wait(ctx); err != nil {
 				return ob.Digest{}, false, err

@@ -55,6 +55,12 @@ func TestMetricsEndpoint(t *testing.T) {
 		fires, err := c.Fires(ctx, 0, 10)
 		return err == nil && len(fires) == 1
 	})
+	if out, err := h.run("post", "--create", "--lane", "m", "--class", "peer", "--locator", "repo=r,issue=1", "hello"); err != nil {
+		t.Fatalf("post: %v\n%s", err, out)
+	}
+	if out, err := h.run("wait", "--lane", "m", "--timeout", "5s"); err != nil {
+		t.Fatalf("wait: %v\n%s", err, out)
+	}
 	code, body := get(t, "http://"+addr+"/metrics")
 	if code != 200 {
 		t.Fatalf("/metrics: %d %s", code, body)
@@ -67,6 +73,8 @@ func TestMetricsEndpoint(t *testing.T) {
 		`wakewheel_jobs_waiting 0`,
 		`wakewheel_engine_up 1`,
 		`wakewheel_build_info{version="dev"} 1`,
+		`wakewheel_obligations_unconsumed{class="peer",lane="m"} 1`,
+		`wakewheel_wakes_total{lane="m"} 1`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)

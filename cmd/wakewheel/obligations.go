@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/metrics"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/wakes"
@@ -34,6 +35,7 @@ func init() {
 	p := &obligationsPlugin{}
 	registerPlugin(plugin{name: "obligations", engine: p.engine, serve: p.serve, close: p.close})
 	reloadHooks = append(reloadHooks, p.reload)
+	metricsSources = append(metricsSources, p.metrics)
 	for _, k := range []string{"lanes", "obligations.max_body", "obligations.human.slo", "obligations.peer.slo",
 		"obligations.digest.slo", "obligations.alert.slo"} {
 		liveKeys[k] = true // the cadences are live already: reload.go re-times them
@@ -159,4 +161,26 @@ func beaconOptions(c configs.Beacon, env func(string) (string, bool)) (wakes.Bea
 		o.Host = h
 	}
 	return o, nil
+}
+
+// metrics adds the lanes' unconsumed obligations by class, and their wakes
+// and no-op wakes, to a scrape.
+func (p *obligationsPlugin) metrics(ctx context.Context, _ *daemon, s *metrics.Snapshot) error {
+	if p.svc == nil {
+		return nil
+	}
+	lanes, err := p.svc.Lanes(ctx)
+	if err != nil {
+		return err
+	}
+	if s.Unconsumed == nil {
+		s.Unconsumed = map[metrics.LaneClass]int{}
+	}
+	for _, l := range lanes {
+		for class, n := range map[string]int{"human": l.Counts.Human, "peer": l.Counts.Peer, "digest": l.Counts.Digest, "alert": l.Counts.Alert} {
+			s.Unconsumed[metrics.LaneClass{Lane: l.Lane, Class: class}] = n
+		}
+	}
+	s.Wakes, s.NoopWakes = p.svc.Deliveries()
+	return nil
 }
