@@ -165,6 +165,26 @@ func (x *index) rebuild(s *slab) {
 	for s.live > n*groupSize/8*7 {
 		n *= 2
 	}
+	x.empty(n)
+	for i := int32(0); i < s.n; i++ {
+		if e := s.at(i); e.live() {
+			x.insertAt(s, i, e.hash, x.freeSlot(e.hash))
+		}
+	}
+}
+
+// reserve makes the table empty and big enough for n keys, with a quarter
+// of its limit to spare, so n inserts cause no rebuild.
+func (x *index) reserve(n int) {
+	g := minGroups
+	for n > g*groupSize/8*7/4*3 {
+		g *= 2
+	}
+	x.empty(g)
+}
+
+// empty makes the table an empty one of n groups (a power of two).
+func (x *index) empty(n int) {
 	*x = index{
 		groups: make([]group, n),
 		mask:   uint32(n - 1),
@@ -173,11 +193,6 @@ func (x *index) rebuild(s *slab) {
 	}
 	for g := range x.groups {
 		x.groups[g].ctrl = emptyGroup
-	}
-	for i := int32(0); i < s.n; i++ {
-		if e := s.at(i); e.live() {
-			x.insertAt(s, i, e.hash, x.freeSlot(e.hash))
-		}
 	}
 }
 

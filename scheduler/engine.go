@@ -82,14 +82,13 @@ func NewEngine(store Store, opts Options, now time.Time) (*Engine, error) {
 		opts:     opts,
 		log:      opts.Logger,
 		store:    store,
-		wheel:    deadlines.NewWheel(opts.Tick, now),
 		handlers: map[string]Handler{},
 		queue:    newKeyQueue(),
 		attempts: map[string]int{},
 		retried:  map[string]bool{},
 		stats:    Stats{Outcomes: map[string]uint64{}},
 	}
-	if err := e.reload(); err != nil {
+	if err := e.reload(now); err != nil {
 		return nil, fmt.Errorf("scheduler: reload deadlines: %w", err)
 	}
 	e.stats.Reloaded = e.wheel.Len()
@@ -97,10 +96,11 @@ func NewEngine(store Store, opts Options, now time.Time) (*Engine, error) {
 }
 
 // reload fills the wheel from the store. Reading and decoding records runs
-// in a goroutine of its own while this one inserts into the wheel, in
-// batches: a restart with a million deadlines pays for the slower of the two,
-// not for their sum. Only this goroutine touches the wheel.
-func (e *Engine) reload() error {
+// in a goroutine of its own while this one links them into a new wheel
+// (deadlines.Load, which builds its key index once, at its final size): a
+// restart with a million deadlines pays for the slower of the two, not for
+// their sum. Only this goroutine touches the wheel.
+func (e *Engine) reload(now time.Time) error {
 	const batchLen = 1024
 	batches := make(chan []deadlines.Deadline, 4)
 	free := make(chan []deadlines.Deadline, 6)
@@ -124,16 +124,18 @@ func (e *Engine) reload() error {
 			batches <- batch
 		}
 	}()
-	for batch := range batches {
-		for _, d := range batch {
-			e.wheel.Reset(d)
+	e.wheel = deadlines.Load(e.opts.Tick, now, func(yield func(deadlines.Deadline) bool) {
+		for batch := range batches {
+			for _, d := range batch {
+				yield(d) // always true: Load takes every deadline
+			}
+			clear(batch)
+			select {
+			case free <- batch[:0]:
+			default:
+			}
 		}
-		clear(batch)
-		select {
-		case free <- batch[:0]:
-		default:
-		}
-	}
+	})
 	return <-loadErr
 }
 

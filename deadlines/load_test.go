@@ -1,0 +1,57 @@
+package deadlines
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// Load holds what Reset one by one holds, duplicates included, and fires
+// the same deadlines in the same order.
+func TestLoadMatchesResetOneByOne(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	rng := rand.New(rand.NewPCG(7, 8))
+	var ds []Deadline
+	for i := range 20_000 {
+		key := fmt.Sprintf("k%d", rng.IntN(15_000)) // about a quarter repeat
+		d := Deadline{Key: key, Kind: fmt.Sprintf("kind%d", i%3),
+			At: start.Add(time.Duration(rng.Int64N(int64(48 * time.Hour))) - time.Hour)}
+		if i%5 == 0 {
+			d.Since = start
+			d.Payload = []byte(key)
+		}
+		ds = append(ds, d)
+	}
+	loaded := Load(time.Millisecond, start, slices.Values(ds))
+	reset := NewWheel(time.Millisecond, start)
+	for _, d := range ds {
+		reset.Reset(d)
+	}
+	checkInvariants(t, loaded)
+	if loaded.Len() != reset.Len() {
+		t.Fatalf("Load holds %d deadlines, Reset %d", loaded.Len(), reset.Len())
+	}
+	for d := range reset.All() {
+		got, ok := loaded.Get(d.Key)
+		if !ok || !got.At.Equal(d.At) || !got.Since.Equal(d.Since) || got.Kind != d.Kind || string(got.Payload) != string(d.Payload) {
+			t.Fatalf("%s: Load has %+v (%t), Reset %+v", d.Key, got, ok, d)
+		}
+	}
+	end := start.Add(48 * time.Hour)
+	a, b := loaded.Advance(end, nil), reset.Advance(end, nil)
+	if len(a) != len(b) {
+		t.Fatalf("fired %d and %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || !a[i].At.Equal(b[i].At) {
+			t.Fatalf("fire %d: %s at %s, want %s at %s", i, a[i].Key, a[i].At, b[i].Key, b[i].At)
+		}
+	}
+	// the loaded wheel keeps working as a wheel
+	loaded.Push("after", "k", end.Add(time.Second), nil)
+	if next, ok := loaded.Next(); !ok || next.After(end.Add(time.Second)) {
+		t.Fatalf("Next after Load and a push: %s %t", next, ok)
+	}
+}
