@@ -32,6 +32,7 @@ import (
 //	deadlines                 the wheel's pending deadlines
 //	status                    every lane's cursors
 //	ledger                    the safety-vector report of the ledger so far
+//	week seed=N days=D        a whole simulated week (see TestWeekSimulation): its checks and summary
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		s := &script{h: newHarness(t, time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)), parked: map[string]ob.Checkpoint{}}
@@ -206,6 +207,16 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) string {
 				st.Lane, st.Head, st.Received, st.Consumed, st.Counts.Total(),
 				st.Counts.Human, st.Counts.Peer, st.Counts.Digest, st.Counts.Alert)
 		}
+
+	case "week":
+		var seed uint64
+		var days int
+		td.ScanArgs(t, "seed", &seed)
+		td.ScanArgs(t, "days", &days)
+		w := newWeek(t, seed)
+		w.run(time.Duration(days) * 24 * time.Hour)
+		w.check()
+		return w.summary()
 
 	case "ledger":
 		b.WriteString(ob.ComputeReport(h.ledger, ob.DefaultSLOs(h.pol)).String())

@@ -1,6 +1,7 @@
 package obligations_test
 
 import (
+	"fmt"
 	"strings"
 
 	ob "github.com/wakewheel/wakewheel/obligations"
@@ -78,4 +79,31 @@ func (w *week) check() {
 		w.t.Errorf("%d violations (seed %d), first ones:\n%s", len(w.violations), w.seed,
 			strings.Join(w.violations[:min(len(w.violations), 10)], "\n"))
 	}
+}
+
+// summary is the week's outcome as a script prints it: deterministic for a
+// seed, and every line a claim of the doctrine.
+func (w *week) summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lanes %d, posts %d (human %d, peer %d, digest %d, alert %d), retried ids deduplicated %d\n",
+		len(w.lanes), w.posts, w.postsBy[ob.ClassHuman], w.postsBy[ob.ClassPeer], w.postsBy[ob.ClassDigest],
+		w.postsBy[ob.ClassAlert], w.dups)
+	consumed := 0
+	for _, lane := range w.lanes {
+		st, _ := w.h.st.Lane(lane)
+		consumed += int(st.Consumed)
+	}
+	fmt.Fprintf(&b, "consumed %d of %d\n", consumed, w.posts)
+	fmt.Fprintf(&b, "wakes on post %d, redelivered %d (same wake id), no-op wakes %d of %d deliveries\n",
+		w.wakes[ob.WakePost], w.wakes[ob.WakeRedeliver], w.noops, w.deliveries+w.noops)
+	for _, c := range ob.Classes {
+		p, _ := w.h.st.Policy(c)
+		fmt.Fprintf(&b, "longest wait for a re-wake, %s: %v (SLO %v)\n", c, w.maxGap[c], p.SLO)
+	}
+	fmt.Fprintf(&b, "restarts %d (%d lost the wheel)\n", w.restarts, w.lostWheels)
+	fmt.Fprintf(&b, "violations %d\n", len(w.violations))
+	for _, v := range w.violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	return b.String()
 }
