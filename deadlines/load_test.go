@@ -17,7 +17,7 @@ func TestLoadMatchesResetOneByOne(t *testing.T) {
 	for i := range 20_000 {
 		key := fmt.Sprintf("k%d", rng.IntN(15_000)) // about a quarter repeat
 		d := Deadline{Key: key, Kind: fmt.Sprintf("kind%d", i%3),
-			At: start.Add(time.Duration(rng.Int64N(int64(48 * time.Hour))) - time.Hour)}
+			At: start.Add(time.Duration(rng.Int64N(int64(48*time.Hour))) - time.Hour)}
 		if i%5 == 0 {
 			d.Since = start
 			d.Payload = []byte(key)
