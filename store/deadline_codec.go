@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
@@ -75,7 +76,8 @@ func appendDeadline(dst []byte, d deadlines.Deadline) []byte {
 // slabs, so a reload costs about one allocation per record (the Key).
 type deadlineDecoder struct {
 	kinds map[string]string
-	slab  []byte
+	slab  []byte // payloads
+	keys  []byte // key bytes, never written twice: see key
 }
 
 const (
@@ -106,7 +108,7 @@ func (dec *deadlineDecoder) decode(k, v []byte) (deadlines.Deadline, error) {
 		return deadlines.Deadline{}, badRecord(k, "bad deadline payload")
 	}
 	d := deadlines.Deadline{
-		Key:     string(k[len(deadlinePrefix):]),
+		Key:     dec.key(k[len(deadlinePrefix):]),
 		Kind:    dec.kind(kind),
 		Payload: dec.payload(payload),
 	}
@@ -141,6 +143,25 @@ func (dec *deadlineDecoder) kind(b []byte) string {
 		dec.kinds[s] = s
 	}
 	return s
+}
+
+// key returns b as a string backed by the current key slab: a million keys
+// cost a few hundred allocations instead of a million. The bytes of a slab
+// are written once and never again, which is what unsafe.String asks of
+// them; a key kept alive keeps its slab of a few tens of KiB alive.
+func (dec *deadlineDecoder) key(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > payloadSlabSize/4 {
+		return string(b)
+	}
+	if cap(dec.keys)-len(dec.keys) < len(b) {
+		dec.keys = make([]byte, 0, payloadSlabSize)
+	}
+	start := len(dec.keys)
+	dec.keys = append(dec.keys, b...)
+	return unsafe.String(&dec.keys[start], len(b))
 }
 
 // payload copies b into the current slab. The result has its capacity cut
