@@ -72,8 +72,9 @@ func appendDeadline(dst []byte, d deadlines.Deadline) []byte {
 }
 
 // deadlineDecoder decodes many records cheaply: Kind strings are interned
-// (a store holds a handful of kinds) and payloads are carved out of shared
-// slabs, so a reload costs about one allocation per record (the Key).
+// (a store holds a handful of kinds), and keys and payloads are carved out
+// of shared slabs, so a reload of a million records makes a few tens of
+// thousands of allocations.
 type deadlineDecoder struct {
 	kinds map[string]string
 	slab  []byte // payloads
@@ -186,8 +187,9 @@ func (dec *deadlineDecoder) payload(b []byte) []byte {
 // is returned as is. A record that does not decode stops it with an error
 // that wraps ErrCorrupt and names the record's key.
 //
-// Payloads of the deadlines handed to fn share backing arrays (capacity cut
-// to length); keeping one keeps its slab of a few tens of KiB alive.
+// Keys and payloads of the deadlines handed to fn share backing arrays
+// (payload capacity cut to length); keeping one keeps its slab of a few
+// tens of KiB alive.
 func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) (err error) {
 	if err := db.gate.enter(); err != nil {
 		return err
