@@ -102,11 +102,13 @@ func TestMonitorAlarmsWithinPeriodPlusGraceAfterSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real processes and real time")
 	}
-	const window = 1300 * time.Millisecond
+	// A grace of a whole period: on a loaded 2-core machine a beacon can be
+	// late by a few hundred ms, and a false alarm here would be the test's.
+	const window = 2 * time.Second
 	h := newHome(t)
 	hooks := newAlarms(t)
 	cmdLog := filepath.Join(h.dir, "alarm-cmd.log")
-	addr := startMonitor(t, h, "1s", "300ms", "--webhook", hooks.srv.URL,
+	addr := startMonitor(t, h, "1s", "1s", "--webhook", hooks.srv.URL,
 		"--alarm-cmd", `echo "$WAKEWHEEL_ALARM_HOST $WAKEWHEEL_ALARM_REASON" >> `+cmdLog)
 	h.env = append(h.env, "WAKEWHEEL_BEACON_URL=http://"+addr+"/ping/devbox", "WAKEWHEEL_BEACON_PERIOD=1s",
 		"WAKEWHEEL_BEACON_HOST=devbox")
@@ -133,8 +135,9 @@ func TestMonitorAlarmsWithinPeriodPlusGraceAfterSIGKILL(t *testing.T) {
 			t.Fatalf("round %d: alarm %+v, want devbox absent", round, a)
 		}
 		// period + grace after the last beacon, which came at most a
-		// period before the kill; 100 ms for the webhook's HTTP round trip.
-		if delay > window+100*time.Millisecond {
+		// period before the kill; 250 ms for a wheel tick and the webhook's
+		// HTTP round trip on a busy machine.
+		if delay > window+250*time.Millisecond {
 			t.Errorf("round %d: alarm %v after SIGKILL, want within period+grace %v", round, delay, window)
 		}
 	}
@@ -146,7 +149,7 @@ func TestMonitorAlarmsWithinPeriodPlusGraceAfterSIGKILL(t *testing.T) {
 }
 
 // TestMonitorHealthyRunRaisesNoAlarm: 6 s of a daemon beaconing every
-// second to a monitor expecting 1 s + 300 ms grace: not one alarm. (The
+// second to a monitor expecting 1 s + 500 ms grace: not one alarm. (The
 // fake-clock day of wakes.TestMonitorFakeClock and the 40 ms periods of
 // wakes.TestBeaconToMonitor cover longer runs and shorter periods.)
 func TestMonitorHealthyRunRaisesNoAlarm(t *testing.T) {
@@ -155,7 +158,7 @@ func TestMonitorHealthyRunRaisesNoAlarm(t *testing.T) {
 	}
 	h := newHome(t)
 	hooks := newAlarms(t)
-	addr := startMonitor(t, h, "1s", "300ms", "--webhook", hooks.srv.URL)
+	addr := startMonitor(t, h, "1s", "500ms", "--webhook", hooks.srv.URL)
 	h.env = append(h.env, "WAKEWHEEL_BEACON_URL=http://"+addr+"/ping/devbox", "WAKEWHEEL_BEACON_PERIOD=1s",
 		"WAKEWHEEL_BEACON_HOST=devbox")
 	d := h.start()
