@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/syndtr/goleveldb/leveldb"
 	lderrors "github.com/syndtr/goleveldb/leveldb/errors"
@@ -18,6 +19,10 @@ var (
 	ErrSchemaTooNew = errors.New("store: schema version too new")
 	// ErrClosed: the DB was closed (or abandoned).
 	ErrClosed = errors.New("store: closed")
+	// ErrLocked: another process holds the store's LOCK file. (A child
+	// that a crashed daemon was starting can hold it for a moment after
+	// the daemon's death, until its exec closes the descriptor.)
+	ErrLocked = errors.New("store: locked")
 )
 
 // corruptError says which store is corrupt, why, and how to repair it. It
@@ -58,6 +63,8 @@ func wrapErr(name, op string, err error) error {
 		return ErrClosed
 	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrSchemaTooNew):
 		return err
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		return fmt.Errorf("%w: store %s: its LOCK is held by another process (is a daemon already running on it?)", ErrLocked, name)
 	case isLevelDBCorrupt(err):
 		return &corruptError{name: name, cause: err}
 	case errors.Is(err, errBadRecord):

@@ -48,7 +48,7 @@ running action finish or cancels it, flushes the store and exits 0.`,
 func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions, log zerolog.Logger) error {
 	d := &daemon{cfg: cfg, loadOpts: opts, log: log, clock: clock.Real{}}
 	started := d.clock.Now()
-	db, err := store.Open(cfg.Engine.StoreDir, store.Options{FlushInterval: cfg.Engine.FlushInterval})
+	db, err := openStore(ctx, cfg, log)
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
 			return exitError{code: 3, err: err}
@@ -126,4 +126,29 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 	}
 	os.Remove(cfg.Engine.SocketPath)
 	return nil
+}
+
+// lockWait bounds how long a starting daemon waits for its store's LOCK.
+const lockWait = 5 * time.Second
+
+// openStore opens the store, waiting up to lockWait while its LOCK is
+// held: a daemon restarted right after a crash can find it still held for
+// a moment by a child the dead daemon was starting. A daemon that really
+// runs on the store keeps it, and the error then says so.
+func openStore(ctx context.Context, cfg configs.Config, log zerolog.Logger) (*store.DB, error) {
+	deadline := time.Now().Add(lockWait)
+	for logged := false; ; logged = true {
+		db, err := store.Open(cfg.Engine.StoreDir, store.Options{FlushInterval: cfg.Engine.FlushInterval})
+		if !errors.Is(err, store.ErrLocked) || time.Now().After(deadline) {
+			return db, err
+		}
+		if !logged {
+			log.Warn().Str("store", cfg.Engine.StoreDir).Msg("the store is locked by another process; waiting for it")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

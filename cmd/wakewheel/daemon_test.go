@@ -95,3 +95,16 @@ func TestCLIErrorsAreClear(t *testing.T) {
 		t.Fatalf("status with no daemon: %v\n%s", err, out)
 	}
 }
+
+// A second daemon on the same store says plainly that the store is in use.
+func TestSecondDaemonOnOneStoreIsRefusedClearly(t *testing.T) {
+	h := newHome(t)
+	d := h.start()
+	defer d.stop(t)
+	cmd := h.command("daemon")
+	cmd.Env = append(cmd.Env, "WAKEWHEEL_ENGINE_SOCKET_PATH="+h.socket+".2")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "LOCK is held by another process") {
+		t.Fatalf("second daemon: %v\n%s", err, out)
+	}
+}
