@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
 )
@@ -18,15 +19,33 @@ import (
 //	    ingest: ./scripts/index-files
 //	    reconcile: ./scripts/reconcile
 //	    skip: [vendor, build]
+//	    reconcile_quiet: 2m     # per-root override of detect.reconcile_quiet
 //
 // Commands are the operator's: only what the config file or the CLI's
-// `watch` registers ever runs.
+// `watch` registers ever runs. The per-root overrides are the detect.*
+// windows of the same names, with the same ranges; a zero value means the
+// global setting.
 type Root struct {
 	Path      string
 	Armed     bool
 	Ingest    string
 	Reconcile string
 	Skip      []string
+
+	BurstSilence   time.Duration
+	BurstCap       time.Duration
+	ReconcileQuiet time.Duration
+	ReconcileCap   time.Duration
+	DrainBudget    int
+}
+
+// rootOverrides are the per-root keys and the fields they set.
+var rootOverrides = map[string]func(r *Root) any{
+	"burst_silence":   func(r *Root) any { return &r.BurstSilence },
+	"burst_cap":       func(r *Root) any { return &r.BurstCap },
+	"reconcile_quiet": func(r *Root) any { return &r.ReconcileQuiet },
+	"reconcile_cap":   func(r *Root) any { return &r.ReconcileCap },
+	"drain_budget":    func(r *Root) any { return &r.DrainBudget },
 }
 
 // Lane is a lane's operator settings:
@@ -166,8 +185,20 @@ func rootOf(item any, env lookup) (Root, string) {
 				r.Skip = append(r.Skip, strings.TrimSpace(text))
 			}
 		default:
-			return r, fmt.Sprintf("unknown field %q (a root has path, armed, ingest, reconcile, skip)", f)
+			field, ok := rootOverrides[f]
+			if !ok {
+				return r, fmt.Sprintf("unknown field %q (a root has path, armed, ingest, reconcile, skip, and the overrides %s)", f, overrideNames())
+			}
+			if problem := setOverride(f, val, field(&r)); problem != "" {
+				return r, problem
+			}
 		}
+	}
+	if r.BurstCap > 0 && r.BurstSilence > 0 && r.BurstCap < r.BurstSilence {
+		return r, "burst_cap must be at least burst_silence"
+	}
+	if r.ReconcileCap > 0 && r.ReconcileQuiet > 0 && r.ReconcileCap < r.ReconcileQuiet {
+		return r, "reconcile_cap must be at least reconcile_quiet"
 	}
 	if r.Path == "" || r.Path == "." {
 		return r, "path is required"
@@ -198,4 +229,37 @@ func absPaths(val any, env lookup) ([]string, string) {
 		out = append(out, p)
 	}
 	return out, ""
+}
+
+func overrideNames() string {
+	names := make([]string, 0, len(rootOverrides))
+	for k := range rootOverrides {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// setOverride parses a per-root override with the rules of the detect.*
+// setting of the same name, into dst (*time.Duration or *int).
+func setOverride(name string, val any, dst any) string {
+	s, _ := lookupSetting("detect." + name)
+	text, ok := scalarText(val)
+	if !ok {
+		return name + " must be a value, not a table or a list"
+	}
+	var c Config
+	if err := s.parse(&c, text, func(string) (string, bool) { return "", false }); err != nil {
+		return fmt.Sprintf("%s = %q: %v", name, text, err)
+	}
+	if problem := s.problem(&c); problem != "" {
+		return fmt.Sprintf("%s = %q: %s", name, text, problem)
+	}
+	switch p := dst.(type) {
+	case *time.Duration:
+		*p = *(s.field(&c).(*time.Duration))
+	case *int:
+		*p = *(s.field(&c).(*int))
+	}
+	return ""
 }

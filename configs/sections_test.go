@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSectionsRootsAndLanes(t *testing.T) {
@@ -19,6 +20,8 @@ roots:
     ingest: ./index.sh
     skip: [vendor, build]
   - path: /srv/docs
+    reconcile_quiet: 2m
+    drain_budget: 8
 lanes:
   reviewer:
     wake_hook: notify-send reviewer
@@ -30,7 +33,8 @@ lanes:
 	}
 	if len(c.Roots) != 2 || c.Roots[0].Path != filepath.Join(home, "src/app") || !c.Roots[0].Armed ||
 		c.Roots[0].Ingest != "./index.sh" || strings.Join(c.Roots[0].Skip, ",") != "vendor,build" ||
-		c.Roots[1].Path != "/srv/docs" || c.Roots[1].Armed {
+		c.Roots[1].Path != "/srv/docs" || c.Roots[1].Armed || c.Roots[1].ReconcileQuiet != 2*time.Minute ||
+		c.Roots[1].DrainBudget != 8 || c.Roots[0].ReconcileQuiet != 0 {
 		t.Fatalf("roots: %+v", c.Roots)
 	}
 	if c.Lanes["reviewer"].WakeHook != "notify-send reviewer" || len(c.Lanes["reviewer"].Roots) != 1 ||
@@ -46,6 +50,9 @@ func TestSectionsBadValues(t *testing.T) {
 		{"roots:\n  - ingest: x\n", "path is required"},
 		{"roots:\n  - path: /a\n    armd: true\n", `unknown field "armd"`},
 		{"roots:\n  - path: /a\n  - path: /a\n", "declared twice"},
+		{"roots:\n  - path: /a\n    burst_silence: 2h\n", `burst_silence = "2h": must be between 10ms and 60s`},
+		{"roots:\n  - path: /a\n    drain_budget: lots\n", `drain_budget = "lots": not an integer`},
+		{"roots:\n  - path: /a\n    burst_silence: 3s\n    burst_cap: 1s\n", "burst_cap must be at least burst_silence"},
 		{"lanes:\n  bad lane:\n    wake_hook: x\n", "a lane name is"},
 		{"lanes:\n  a:\n    hook: x\n", "a lane has only wake_hook and roots"},
 		{"lanes:\n  a:\n    roots: [relative]\n", "must be absolute"},

@@ -49,7 +49,7 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 			// A git command is changing the index (a checkout): detect once
 			// it is done. Its lock going away is an event that extends the
 			// burst; the yield bounds the wait for a polled root.
-			return scheduler.YieldFor(min(m.opts.BurstSilence, m.opts.IndexLockWait-waited))
+			return scheduler.YieldFor(min(m.windows(r).BurstSilence, m.opts.IndexLockWait-waited))
 		}
 		m.log.Warn().Str("root", path).Dur("waited", now.Sub(r.lockSince)).Msg(".git/index.lock outlived detect.index_lock_wait; taken as stale, detecting anyway")
 	} else {
@@ -88,7 +88,7 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 		r.rearm = true
 		m.mu.Unlock()
 		m.ensureWatch(ctx, r)
-		muts = append(muts, scheduler.Mutation{Op: scheduler.OpPush, Key: Key(KindDetect, path), Kind: KindDetect, At: now.Add(m.opts.BurstSilence)})
+		muts = append(muts, scheduler.Mutation{Op: scheduler.OpPush, Key: Key(KindDetect, path), Kind: KindDetect, At: now.Add(m.windows(r).BurstSilence)})
 	}
 	m.apply(ctx, muts...)
 	if added > 0 {

@@ -53,7 +53,7 @@ func (m *Manager) startBatchLocked(r *root) bool {
 	if !r.rec.Armed || r.job != nil || !m.hasIngest(r) {
 		return false
 	}
-	batch := r.q.take(m.opts.DrainBudget)
+	batch := r.q.take(m.windows(r).DrainBudget)
 	if len(batch) == 0 {
 		return false
 	}

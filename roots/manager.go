@@ -230,7 +230,7 @@ func (m *Manager) Resume(eng *scheduler.Engine, now time.Time) error {
 			muts = append(muts, scheduler.Mutation{Op: scheduler.OpPush, Key: Key(KindDrain, path), Kind: KindDrain, At: at})
 		}
 		if _, ok := eng.Get(Key(KindReconcile, path)); ok {
-			muts = append(muts, scheduler.Mutation{Op: scheduler.OpPush, Key: Key(KindReconcile, path), Kind: KindReconcile, At: now.Add(m.opts.ReconcileQuiet)})
+			muts = append(muts, scheduler.Mutation{Op: scheduler.OpPush, Key: Key(KindReconcile, path), Kind: KindReconcile, At: now.Add(m.windows(r).ReconcileQuiet)})
 		}
 		for _, mu := range muts {
 			if _, err := eng.Apply(now, mu); err != nil {

@@ -20,6 +20,9 @@ type Spec struct {
 	Reconcile *string
 	Skip      []string // nil: keep; empty non-nil: none beside the defaults
 	Candidate *bool
+	// Windows, when set, replaces the root's own windows (kept in memory:
+	// the config file declares them again at every start).
+	Windows *Windows
 	// Arm also arms the root (a new root is disarmed otherwise: the
 	// factory default).
 	Arm bool
@@ -89,6 +92,10 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 		m.roots[path] = r
 	}
 	r.rec = rec
+	if spec.Windows != nil {
+		w := *spec.Windows
+		r.win.Store(&w)
+	}
 	if skipChanged {
 		r.skip = skip
 	}

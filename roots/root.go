@@ -35,6 +35,8 @@ type root struct {
 
 	sig signals // written by watcher callbacks
 
+	win atomic.Pointer[Windows] // the root's own windows (config file), or nil
+
 	job             *job               // the running command, if any
 	results         map[string]*result // finished runs not yet consumed, by kind
 	waiters         map[string]bool    // keys to push when job ends
@@ -280,7 +282,7 @@ func (m *Manager) pump() {
 		for path, r := range m.roots {
 			if r.sig.pending.Swap(false) {
 				muts = append(muts, scheduler.Mutation{Op: scheduler.OpExtend, Key: Key(KindBurst, path), Kind: KindBurst,
-					Window: m.opts.BurstSilence, Cap: m.opts.BurstCap})
+					Window: m.windows(r).BurstSilence, Cap: m.windows(r).BurstCap})
 			}
 			if r.sig.fellBack.Swap(false) {
 				muts = append(muts, pushNow(KindDetect, path))

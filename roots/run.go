@@ -152,7 +152,7 @@ func (m *Manager) finish(r *root, j *job, res result) {
 	}
 	if reconcile {
 		muts = append(muts, scheduler.Mutation{Op: scheduler.OpExtend, Key: Key(KindReconcile, path), Kind: KindReconcile,
-			Window: m.opts.ReconcileQuiet, Cap: m.opts.ReconcileCap})
+			Window: m.windows(r).ReconcileQuiet, Cap: m.windows(r).ReconcileCap})
 	}
 	m.apply(m.ctx, muts...)
 }

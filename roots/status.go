@@ -26,6 +26,7 @@ type Status struct {
 	Skip      []string `json:"skip,omitempty"`
 	Candidate bool     `json:"candidate"`
 	SinceRef  string   `json:"since_ref,omitempty"`
+	Windows   Windows  `json:"windows"` // effective: the root's own over the detect.* defaults
 
 	WatchedDirs int    `json:"watched_dirs"`
 	Events      uint64 `json:"events"`    // events of the current watcher
@@ -79,7 +80,7 @@ func (m *Manager) snapshotLocked(r *root) Status {
 		LockWaits: r.st.lockWaits, Ingested: r.st.ingested, Batches: r.st.batches, LastIngest: tp(r.st.lastIngest),
 		LastReconcile: tp(r.st.lastReconcile), LastReconcileResult: r.st.lastReconcileResult,
 		StoreVersion: r.rec.StoreVersion, LastError: r.rec.LastError, LastErrorAt: tp(r.st.lastErrorAt),
-		Next: []Due{},
+		Windows: m.windows(r), Next: []Due{},
 	}
 	if r.st.detections > 0 {
 		s.Kind = "dir"

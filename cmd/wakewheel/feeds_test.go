@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// A root declared in the config file is watched and armed at start, and a
-// lane subscribed to it is woken by a machine digest that names the changed
-// file, the repository and its HEAD.
+// A root declared in the config file is watched and armed at start, with
+// its own windows, and a lane subscribed to it is woken by a machine digest
+// that names the changed file, the repository and its HEAD.
 func TestConfigRootFeedsSubscribedLane(t *testing.T) {
 	h := newHome(t)
 	repo := t.TempDir()
@@ -21,16 +21,20 @@ func TestConfigRootFeedsSubscribedLane(t *testing.T) {
 	gitT(t, repo, "commit", "-qm", "A")
 	head := strings.TrimSpace(string(gitT(t, repo, "rev-parse", "HEAD")))
 	ingested := filepath.Join(t.TempDir(), "ingested")
-	h.writeConfig(t, "roots:\n  - path: "+repo+"\n    armed: true\n    ingest: "+ingestScript(t, ingested)+
+	h.writeConfig(t, "roots:\n  - path: "+repo+"\n    armed: true\n    reconcile_quiet: 2m\n    ingest: "+ingestScript(t, ingested)+
 		"\nlanes:\n  watcher:\n    roots: ["+repo+"]\n")
 	d := h.start()
 	defer d.stop(t)
 
+	out, err := h.run("roots", "--json")
+	if err != nil || !strings.Contains(out, `"reconcile_quiet": 120000000000`) || !strings.Contains(out, `"armed": true`) {
+		t.Fatalf("roots --json: the config's root, armed, with its own 2m quiet window: %v\n%s", err, out)
+	}
 	time.Sleep(500 * time.Millisecond) // the root's first detection inventories it
 	if err := os.WriteFile(filepath.Join(repo, "new file.go"), []byte("package x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := h.run("wait", "--lane", "watcher", "--timeout", "20s", "--json")
+	out, err = h.run("wait", "--lane", "watcher", "--timeout", "20s", "--json")
 	if err != nil {
 		t.Fatalf("wait: %v\n%s", err, out)
 	}

@@ -45,14 +45,17 @@ func (p *rootsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 	}
 	p.m = m
 	digestFeed.subscribe(d.cfg.Lanes, d.log)
-	reloadHooks = append(reloadHooks, func(d *daemon, _, cur configs.Config) { digestFeed.subscribe(cur.Lanes, d.log) })
+	reloadHooks = append(reloadHooks, func(d *daemon, _, cur configs.Config) {
+		digestFeed.subscribe(cur.Lanes, d.log)
+		p.declare(context.Background(), d, cur.Roots)
+	})
 	m.Register(eng)
 	return m.Resume(eng, d.clock.Now())
 }
 
 func (p *rootsPlugin) serve(ctx context.Context, d *daemon) error {
 	p.m.Attach(d.runner)
-	p.declare(ctx, d)
+	p.declare(ctx, d, d.cfg.Roots)
 	api.RegisterRoots(d.srv, p.m)
 	prev := d.srv.OnRequest
 	d.srv.OnRequest = func(verb string) {
@@ -83,13 +86,17 @@ func (p *rootsPlugin) metrics(_ context.Context, _ *daemon, s *metrics.Snapshot)
 	return nil
 }
 
-// declare registers the roots of the config file. A root that cannot be
-// registered (its directory is gone, say) is an alert, not a failed start.
-// The file arms a root but never disarms one armed from the CLI; its
-// commands replace the root's when given.
-func (p *rootsPlugin) declare(ctx context.Context, d *daemon) {
-	for _, r := range d.cfg.Roots {
-		spec := roots.Spec{Path: r.Path, Skip: r.Skip, Arm: r.Armed}
+// declare registers the roots of the config file, at start and at every
+// reload. A root that cannot be registered (its directory is gone, say) is
+// an alert, not a failed start. The file arms a root but never disarms one
+// armed from the CLI; its commands replace the root's when given; its
+// windows apply from the root's next event.
+func (p *rootsPlugin) declare(ctx context.Context, d *daemon, declared []configs.Root) {
+	for _, r := range declared {
+		spec := roots.Spec{Path: r.Path, Skip: r.Skip, Arm: r.Armed, Windows: &roots.Windows{
+			BurstSilence: r.BurstSilence, BurstCap: r.BurstCap, ReconcileQuiet: r.ReconcileQuiet,
+			ReconcileCap: r.ReconcileCap, DrainBudget: r.DrainBudget,
+		}}
 		if r.Ingest != "" {
 			spec.Ingest = &r.Ingest
 		}
