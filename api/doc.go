@@ -9,5 +9,18 @@
 //
 // Agents and CLI users may only create deadlines in the reminder namespace
 // ("reminder/<name>", kind "reminder"): no request can touch the engine's
-// own keys or make the daemon run a command the operator did not configure.
+// own keys. Commands run only as registered for a root (POST /v1/roots, which
+// the MCP adapter never sends them through) or in the config file.
+//
+// Routes (one file per capability):
+//
+//	routes.go       GET /v1/status, GET /v1/deadlines, GET /v1/alerts, GET /v1/fires,
+//	                POST /v1/reminders, DELETE /v1/reminders/{name}
+//	obligations.go  POST /v1/obligations, GET|POST /v1/lanes, GET /v1/lanes/{lane}/wait,
+//	                GET /v1/lanes/{lane}/digest, POST /v1/lanes/{lane}/ack|park|resume,
+//	                GET /v1/ledger
+//	roots.go        GET|POST|DELETE /v1/roots, POST /v1/roots/arm|disarm
+//	leases.go       GET /v1/leases, POST /v1/leases/{name}/acquire|renew|release
+//
+// Every request is traffic (Server.OnRequest) before it is served.
 package api
