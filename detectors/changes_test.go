@@ -3,6 +3,7 @@ package detectors
 import (
 	"context"
 	"errors"
+	"github.com/wakewheel/wakewheel/internal/gitenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -259,7 +260,7 @@ func TestGitChangedWeirdNames(t *testing.T) {
 
 func runQuiet(name string, args ...string) error {
 	cmd := exec.Command(name, args...)
-	cmd.Env = gitEnv()
+	cmd.Env = gitenv.Env()
 	return cmd.Run()
 }
 

@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
-	"sync"
+
+	"github.com/wakewheel/wakewheel/internal/gitenv"
 )
 
 // ErrGit is wrapped by every error of a git command that ran and failed.
@@ -37,29 +37,6 @@ func (e *GitError) Error() string {
 // (for example context.Canceled when the context ended).
 func (e *GitError) Unwrap() []error { return []error{ErrGit, e.Err} }
 
-// gitEnv is the environment of every git child: the process environment
-// without the variables that would point git at another repository, index or
-// work tree (a daemon started from a git hook inherits GIT_DIR), plus
-// GIT_OPTIONAL_LOCKS=0 so that no read ever takes index.lock.
-var gitEnv = sync.OnceValue(func() []string {
-	drop := map[string]bool{
-		"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true,
-		"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
-		"GIT_COMMON_DIR": true, "GIT_PREFIX": true, "GIT_NAMESPACE": true,
-		"GIT_OPTIONAL_LOCKS": true, "GIT_CONFIG_PARAMETERS": true,
-		"GIT_CONFIG_COUNT": true, "GIT_EXTERNAL_DIFF": true,
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if drop[k] {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "GIT_OPTIONAL_LOCKS=0")
-})
-
 // maxStderr bounds the stderr kept for an error message.
 const maxStderr = 8 << 10
 
@@ -70,7 +47,7 @@ func runGit(ctx context.Context, dir string, sizeHint int, args ...string) ([]by
 	full = append(full, "--no-optional-locks", "-C", dir, "-c", "core.quotePath=false")
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = gitEnv()
+	cmd.Env = gitenv.Env()
 	var stdout bytes.Buffer
 	if sizeHint > 0 {
 		stdout.Grow(sizeHint)

@@ -3,6 +3,8 @@ package detectors
 import (
 	"bytes"
 	"fmt"
+	"github.com/wakewheel/wakewheel/internal/gitenv"
+	"github.com/wakewheel/wakewheel/internal/testgit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,20 +17,11 @@ import (
 // longTests reports whether the long variants run (WAKEWHEEL_LONG=1).
 func longTests() bool { return os.Getenv("WAKEWHEEL_LONG") == "1" }
 
-// git runs git in dir for a test, with a fixed identity and no inherited
-// repository variables, and returns its stdout.
+// git runs git in dir for a test (see internal/testgit) and returns its
+// stdout.
 func git(tb testing.TB, dir string, args ...string) []byte {
 	tb.Helper()
-	full := append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
-		"-c", "init.defaultBranch=main", "-C", dir}, args...)
-	cmd := exec.Command("git", full...)
-	cmd.Env = gitEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		tb.Fatalf("git %v: %v: %s", args, err, errb.Bytes())
-	}
-	return out.Bytes()
+	return testgit.Run(tb, dir, args...)
 }
 
 // splitNUL splits -z output into names.
@@ -128,7 +121,7 @@ func importRepo(tb testing.TB, root string, commits ...importCommit) {
 		}
 	}
 	cmd := exec.Command("git", "-C", root, "fast-import", "--quiet")
-	cmd.Env = gitEnv()
+	cmd.Env = gitenv.Env()
 	cmd.Stdin = &b
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("fast-import: %v: %s", err, out)

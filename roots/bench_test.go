@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/internal/gitenv"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
@@ -150,7 +151,7 @@ func timeGitStatus(tb testing.TB, dir string) time.Duration {
 	tb.Helper()
 	start := time.Now()
 	cmd := exec.Command("git", "--no-optional-locks", "-C", dir, "status", "--porcelain=v2", "-z", "-uall")
-	cmd.Env = gitEnv()
+	cmd.Env = gitenv.Env()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("git status: %v %s", err, out)
 	}

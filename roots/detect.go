@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wakewheel/wakewheel/detectors"
+	"github.com/wakewheel/wakewheel/internal/gitenv"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -250,7 +251,7 @@ func gitTop(dir string) (string, bool) {
 // lsFiles lists the tracked files under dir, root-relative, skip applied.
 func lsFiles(ctx context.Context, dir string, skip detectors.SkipPolicy) ([]string, error) {
 	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "-C", dir, "-c", "core.quotePath=false", "ls-files", "-z")
-	cmd.Env = gitEnv()
+	cmd.Env = gitenv.Env()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -263,21 +264,4 @@ func lsFiles(ctx context.Context, dir string, skip detectors.SkipPolicy) ([]stri
 		}
 	}
 	return paths, nil
-}
-
-// gitEnv is the environment of git and of the operator's commands: the
-// daemon's, without what would point git at another repository (a daemon
-// started from a git hook inherits GIT_DIR), with optional locks off.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_OPTIONAL_LOCKS":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "GIT_OPTIONAL_LOCKS=0")
 }

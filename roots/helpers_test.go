@@ -1,11 +1,9 @@
 package roots
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/wakewheel/wakewheel"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/testgit"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -292,19 +291,10 @@ func (l *ingestLog) set() map[string]int {
 	return out
 }
 
-// git runs git in dir with a fixed identity.
+// git runs git in dir for a test (see internal/testgit).
 func git(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()
-	full := append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
-		"-c", "init.defaultBranch=main", "-C", dir}, args...)
-	cmd := exec.Command("git", full...)
-	cmd.Env = gitEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		tb.Fatalf("git %v: %v: %s", args, err, errb.Bytes())
-	}
-	return out.String()
+	return string(testgit.Run(tb, dir, args...))
 }
 
 func writeFile(tb testing.TB, root, rel, content string) {

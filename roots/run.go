@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wakewheel/wakewheel/internal/gitenv"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -181,7 +182,7 @@ func (m *Manager) hasIngest(r *root) bool {
 func (m *Manager) command(ctx context.Context, root, line string, stdin []byte, env []string) (int, error) {
 	cmd := exec.CommandContext(ctx, m.opts.Shell, "-c", line)
 	cmd.Dir = root
-	cmd.Env = append(gitEnv(), env...)
+	cmd.Env = append(gitenv.Env(), env...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	out := &tail{max: 2048}
 	cmd.Stdout, cmd.Stderr = out, out

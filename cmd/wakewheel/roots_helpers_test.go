@@ -13,23 +13,14 @@ import (
 	"time"
 
 	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/internal/testgit"
 	"github.com/wakewheel/wakewheel/roots"
 )
 
-// gitT runs git in dir for a test and returns its stdout.
+// gitT runs git in dir for a test (see internal/testgit).
 func gitT(tb testing.TB, dir string, args ...string) []byte {
 	tb.Helper()
-	full := append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
-		"-c", "init.defaultBranch=main", "-C", dir}, args...)
-	cmd := exec.Command("git", full...)
-	cmd.Env = append(os.Environ(), "GIT_DIR=", "GIT_WORK_TREE=")
-	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return kv == "GIT_DIR=" || kv == "GIT_WORK_TREE=" })
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		tb.Fatalf("git %v: %v: %s", args, err, errb.Bytes())
-	}
-	return out.Bytes()
+	return testgit.Run(tb, dir, args...)
 }
 
 // checkoutRepo builds, with one git fast-import, branch main (A) holding n
