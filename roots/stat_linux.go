@@ -4,30 +4,13 @@ package roots
 
 import (
 	"io/fs"
-	"os"
-	"path/filepath"
 	"syscall"
 )
 
-// fileStat is what tells a path's state on disk apart without reading it.
-type fileStat struct {
-	exists       bool
-	mtime, ctime int64 // nanoseconds
-	size         int64
-	ino          uint64
-	mode         fs.FileMode
-}
-
-// lstatRel returns the state of the root-relative, slash-separated rel.
-func lstatRel(root, rel string) fileStat {
-	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return fileStat{}
-	}
-	st := fileStat{exists: true, mtime: fi.ModTime().UnixNano(), size: fi.Size(), mode: fi.Mode()}
+// sysStat is fi's inode and change time (nanoseconds).
+func sysStat(fi fs.FileInfo) (ino uint64, ctime int64) {
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino = uint64(sys.Ino)
-		st.ctime = sys.Ctim.Nano()
+		return uint64(sys.Ino), sys.Ctim.Nano()
 	}
-	return st
+	return 0, 0
 }

@@ -2,26 +2,8 @@
 
 package roots
 
-import (
-	"io/fs"
-	"os"
-	"path/filepath"
-)
+import "io/fs"
 
-// fileStat is what tells a path's state on disk apart without reading it.
-type fileStat struct {
-	exists       bool
-	mtime, ctime int64 // nanoseconds
-	size         int64
-	ino          uint64
-	mode         fs.FileMode
-}
-
-// lstatRel returns the state of the root-relative, slash-separated rel.
-func lstatRel(root, rel string) fileStat {
-	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return fileStat{}
-	}
-	return fileStat{exists: true, mtime: fi.ModTime().UnixNano(), size: fi.Size(), mode: fi.Mode()}
-}
+// sysStat has no inode or change time to offer on this platform: the
+// size and modification time tell changes apart.
+func sysStat(fs.FileInfo) (ino uint64, ctime int64) { return 0, 0 }

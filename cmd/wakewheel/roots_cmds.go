@@ -60,11 +60,7 @@ command line (or the config file) sets commands: the MCP adapter never
 passes them.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd)
-			if err != nil {
-				return err
-			}
-			path, err := absPath(args[0])
+			c, path, err := a.rootClient(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -105,11 +101,7 @@ func (a *app) unwatchCmd() *cobra.Command {
 		Short: "Forget a root: its watcher, backlog and deadlines",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd)
-			if err != nil {
-				return err
-			}
-			path, err := absPath(args[0])
+			c, path, err := a.rootClient(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -141,11 +133,7 @@ func (a *app) armVerb(verb, short string) *cobra.Command {
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd)
-			if err != nil {
-				return err
-			}
-			path, err := absPath(args[0])
+			c, path, err := a.rootClient(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -349,4 +337,14 @@ root's reconcile yield until the lease is released or expires.
 	cmd.Flags().DurationVar(&ttl, "ttl", 5*time.Minute, "time to live (acquire, renew)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// rootClient is the API client and the absolute form of a root argument.
+func (a *app) rootClient(cmd *cobra.Command, arg string) (*api.Client, string, error) {
+	c, err := a.client(cmd)
+	if err != nil {
+		return nil, "", err
+	}
+	path, err := absPath(arg)
+	return c, path, err
 }
