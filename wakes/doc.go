@@ -21,10 +21,8 @@
 //     pipeline, so nothing that is not yet durable is ever presented to a
 //     consumer.
 //   - The redeliver handler (kind "redeliver") fires the fallback
-//     re-wakes; Beacon sends the off-host dead-man beacon, rescheduled by
-//     the deadline beacon/<host> rather than by a ticker; Monitor is the
-//     other end: each beacon extends absent/<host> in its own engine, and
-//     a firing raises an alarm (log, command, webhook).
+//     re-wakes. (The off-host dead-man beacon and its monitor are the
+//     liveness package: they never touch obligations.)
 //   - The ledger (ledger.go) is stored in the same batches as the records
 //     it describes, so a crash can never keep a consumption without its
 //     cursor, or the reverse.
@@ -51,17 +49,13 @@
 //	                           own sync group).
 //	MaxWait             25 s   one long-poll request, under the API's 30 s
 //	                           request limit; clients loop for longer waits.
-//	DefaultBeaconPeriod 1 m    healthchecks.io's smallest period is 1 m.
-//	DefaultPingTimeout  10 s   one beacon HTTP request.
-//	DefaultAlarmTimeout 30 s   one alarm command or webhook call.
 //
 // # Imports
 //
 // wakes uses obligations, scheduler (its Engine and Handler types),
 // store (the Op type; the Store interface is declared here and satisfied by
-// *store.DB), internal/clock, zerolog, and os/exec and net/http for the
-// hook, beacon and alarms. It never imports viper, configs or cmd: the
-// daemon hands it plain option structs. Time comes from the Clock in
-// Options, or the runner's now (Monitor, the beacon); timeouts of external
-// work use contexts. imports_test.go enforces both.
+// *store.DB), internal/clock, zerolog, and os/exec for the wake hook. It
+// never imports viper, configs, cmd or liveness: the daemon hands it plain
+// option structs. Time comes from the Clock in Options; timeouts of
+// external work use contexts. imports_test.go enforces both.
 package wakes

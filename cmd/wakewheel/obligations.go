@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/liveness"
 	"github.com/wakewheel/wakewheel/metrics"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
@@ -44,7 +45,7 @@ func init() {
 
 type obligationsPlugin struct {
 	svc    *wakes.Service
-	beacon *wakes.Beacon
+	beacon *liveness.Beacon
 	hooks  atomic.Pointer[map[string]configs.Lane]
 }
 
@@ -58,13 +59,13 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 	}
 	if bopts.URL != "" {
 		bopts.Logger = log
-		if p.beacon, err = wakes.NewBeacon(bopts, d.db); err != nil {
+		if p.beacon, err = liveness.NewBeacon(bopts, d.db); err != nil {
 			return err
 		}
-		eng.Register(wakes.BeaconKind, p.beacon.Handler())
+		eng.Register(liveness.BeaconKind, p.beacon.Handler())
 		log.Info().Str("host", bopts.Host).Dur("period", p.beacon.Period()).Msg("beacon configured")
 	} else {
-		eng.Register(wakes.BeaconKind, wakes.Idle())
+		eng.Register(liveness.BeaconKind, liveness.Idle())
 	}
 	opts := wakes.Options{Policies: policies(d.cfg.Obligations), Clock: d.clock, Logger: log, Hook: p.wakeHook}
 	if p.beacon != nil {
@@ -147,8 +148,8 @@ func (a *app) slos(cmd *cobra.Command) (ob.SLOs, error) {
 }
 
 // beaconOptions are the configured beacon's; no URL means no beacon.
-func beaconOptions(c configs.Beacon, env func(string) (string, bool)) (wakes.BeaconOptions, error) {
-	o := wakes.BeaconOptions{URL: c.URL, Period: c.Period}
+func beaconOptions(c configs.Beacon, env func(string) (string, bool)) (liveness.BeaconOptions, error) {
+	o := liveness.BeaconOptions{URL: c.URL, Period: c.Period}
 	if o.URL == "" {
 		return o, nil
 	}

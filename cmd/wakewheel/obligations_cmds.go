@@ -16,6 +16,7 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/liveness"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/store"
 	"github.com/wakewheel/wakewheel/wakes"
@@ -351,7 +352,7 @@ func (a *app) canaryCmd() *cobra.Command {
 }
 
 func (a *app) monitorCmd() *cobra.Command {
-	var o wakes.MonitorOptions
+	var o liveness.MonitorOptions
 	var listen, storeDir string
 	var expect []string
 	cmd := &cobra.Command{
@@ -384,7 +385,7 @@ alarm as JSON to --webhook. A fail beacon alarms at once.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return wakes.ServeMonitor(ctx, ln, st, clock.Real{}, o, expect)
+			return liveness.ServeMonitor(ctx, ln, st, clock.Real{}, o, expect)
 		},
 	}
 	f := cmd.Flags()

@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wakewheel/wakewheel/wakes"
+	"github.com/wakewheel/wakewheel/liveness"
 )
 
 // alarms collects the monitor's webhook calls with their arrival times.
 type alarms struct {
 	mu   sync.Mutex
-	got  []wakes.Alarm
+	got  []liveness.Alarm
 	srv  *httptest.Server
 	seen chan struct{}
 }
@@ -27,7 +27,7 @@ type alarms struct {
 func newAlarms(t *testing.T) *alarms {
 	a := &alarms{seen: make(chan struct{}, 100)}
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var al wakes.Alarm
+		var al liveness.Alarm
 		if err := json.NewDecoder(r.Body).Decode(&al); err != nil {
 			t.Errorf("webhook body: %v", err)
 		}
@@ -41,14 +41,14 @@ func newAlarms(t *testing.T) *alarms {
 	return a
 }
 
-func (a *alarms) all() []wakes.Alarm {
+func (a *alarms) all() []liveness.Alarm {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]wakes.Alarm(nil), a.got...)
+	return append([]liveness.Alarm(nil), a.got...)
 }
 
 // next waits for the next alarm.
-func (a *alarms) next(t *testing.T, within time.Duration) wakes.Alarm {
+func (a *alarms) next(t *testing.T, within time.Duration) liveness.Alarm {
 	t.Helper()
 	select {
 	case <-a.seen:
@@ -56,7 +56,7 @@ func (a *alarms) next(t *testing.T, within time.Duration) wakes.Alarm {
 		return all[len(all)-1]
 	case <-time.After(within):
 		t.Fatalf("no alarm within %v", within)
-		return wakes.Alarm{}
+		return liveness.Alarm{}
 	}
 }
 
@@ -150,8 +150,8 @@ func TestMonitorAlarmsWithinPeriodPlusGraceAfterSIGKILL(t *testing.T) {
 
 // TestMonitorHealthyRunRaisesNoAlarm: 6 s of a daemon beaconing every
 // second to a monitor expecting 1 s + 500 ms grace: not one alarm. (The
-// fake-clock day of wakes.TestMonitorFakeClock and the 40 ms periods of
-// wakes.TestBeaconToMonitor cover longer runs and shorter periods.)
+// fake-clock day of liveness.TestMonitorFakeClock and the 40 ms periods of
+// liveness.TestBeaconToMonitor cover longer runs and shorter periods.)
 func TestMonitorHealthyRunRaisesNoAlarm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real processes and real time")
@@ -168,8 +168,8 @@ func TestMonitorHealthyRunRaisesNoAlarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st struct {
-		Hosts  []wakes.HostStatus
-		Alarms []wakes.Alarm
+		Hosts  []liveness.HostStatus
+		Alarms []liveness.Alarm
 	}
 	json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()

@@ -1,4 +1,4 @@
-package wakes
+package liveness
 
 import (
 	"context"
@@ -70,11 +70,11 @@ type Monitor struct {
 // NewMonitor validates opts.
 func NewMonitor(opts MonitorOptions) (*Monitor, error) {
 	if opts.Period <= 0 || opts.Grace < 0 {
-		return nil, fmt.Errorf("wakes: monitor period %s must be positive and grace %s not negative", opts.Period, opts.Grace)
+		return nil, fmt.Errorf("liveness: monitor period %s must be positive and grace %s not negative", opts.Period, opts.Grace)
 	}
 	if opts.Webhook != "" {
 		if u, err := url.Parse(opts.Webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("wakes: webhook %q: want an http:// or https:// URL", opts.Webhook)
+			return nil, fmt.Errorf("liveness: webhook %q: want an http:// or https:// URL", opts.Webhook)
 		}
 	}
 	if opts.Timeout <= 0 {
@@ -144,7 +144,7 @@ func (m *Monitor) do(ctx context.Context, fn func(e *scheduler.Engine, now time.
 	r := m.runner
 	m.mu.Unlock()
 	if r == nil {
-		return errors.New("wakes: monitor is not running")
+		return errors.New("liveness: monitor is not running")
 	}
 	var fnErr error
 	err := r.Do(ctx, func(e *scheduler.Engine, now time.Time) { fnErr = fn(e, now) })
@@ -274,12 +274,12 @@ func (m *Monitor) Handler() http.Handler {
 
 func checkHost(h string) error {
 	if h == "" || len(h) > 253 {
-		return fmt.Errorf("wakes: host name %q: want 1..253 characters", h)
+		return fmt.Errorf("liveness: host name %q: want 1..253 characters", h)
 	}
 	for _, c := range h {
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
 		if !ok {
-			return fmt.Errorf("wakes: host name %q: character %q is not allowed (use A-Z a-z 0-9 . _ -)", h, c)
+			return fmt.Errorf("liveness: host name %q: character %q is not allowed (use A-Z a-z 0-9 . _ -)", h, c)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package wakes
+package liveness
 
 import (
 	"context"
@@ -28,6 +28,12 @@ const (
 
 // BeaconKey is the deadline that schedules the next beacon of host.
 func BeaconKey(host string) string { return BeaconKind + "/" + host }
+
+// Runner is the single entry point of an engine's runner;
+// *scheduler.Runner satisfies it.
+type Runner interface {
+	Do(ctx context.Context, fn func(e *scheduler.Engine, now time.Time)) error
+}
 
 // AlertLog is the alert log the beacon watches; *store.DB satisfies it.
 type AlertLog interface {
@@ -77,13 +83,13 @@ type ping struct{ kind, body string } // kind: "", "start" or "fail"
 func NewBeacon(opts BeaconOptions, alerts AlertLog) (*Beacon, error) {
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("wakes: beacon URL %q: want an http:// or https:// URL such as https://hc-ping.com/<uuid>", opts.URL)
+		return nil, fmt.Errorf("liveness: beacon URL %q: want an http:// or https:// URL such as https://hc-ping.com/<uuid>", opts.URL)
 	}
 	if opts.Host == "" || strings.ContainsAny(opts.Host, "/ \t\n") {
-		return nil, fmt.Errorf("wakes: beacon host %q: want a name without spaces or '/'", opts.Host)
+		return nil, fmt.Errorf("liveness: beacon host %q: want a name without spaces or '/'", opts.Host)
 	}
 	if opts.Period < 0 || opts.Timeout < 0 {
-		return nil, errors.New("wakes: beacon period and timeout must not be negative")
+		return nil, errors.New("liveness: beacon period and timeout must not be negative")
 	}
 	if opts.Period == 0 {
 		opts.Period = DefaultBeaconPeriod

@@ -1,4 +1,4 @@
-package wakes
+package liveness
 
 import (
 	"bytes"
@@ -9,11 +9,16 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
 // DefaultAlarmTimeout bounds one alarm command or webhook call.
 const DefaultAlarmTimeout = 30 * time.Second
+
+// maxAlarmOutput is how much of an alarm command's output is kept for the
+// log.
+const maxAlarmOutput = 4 << 10
 
 // Alarm is what the monitor raises. Reason is "absent" (no beacon for
 // period + grace), "fail" (the host sent a fail beacon) or "recovered"
@@ -96,6 +101,25 @@ func stamp(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// capped keeps the first maxAlarmOutput bytes written to it.
+type capped struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf.Write(p[:min(len(p), max(0, maxAlarmOutput-c.buf.Len()))])
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
 }
 
 // slices0 copies s into a fresh slice, so the alarm log does not pin an

@@ -1,4 +1,4 @@
-package wakes
+package liveness
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func TestMonitorFakeClock(t *testing.T) {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	t.Logf("seed %d (replay: go test ./wakes -run TestMonitorFakeClock -monitor.seed=%d)", seed, seed)
+	t.Logf("seed %d (replay: go test ./liveness -run TestMonitorFakeClock -monitor.seed=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	eng, _ := memEngine(t, t0)

@@ -1,4 +1,4 @@
-package wakes
+package liveness
 
 import (
 	"context"

@@ -1,0 +1,45 @@
+// Package liveness is the dead-man beacon and its monitor: how a daemon
+// proves it is alive to another host, and how that host notices silence.
+//
+//   - Beacon (beacon.go) sends the daemon's liveness off-host in the
+//     healthchecks.io style: a start ping, a success every period, a fail
+//     when an alert was recorded since the last ping. The period is not a
+//     ticker: each success re-arms the deadline beacon/<host> in the
+//     daemon's wheel, so a wedged runner stops the beacon, which is what
+//     the monitor must notice. Pings go out from one goroutine of their
+//     own, so a slow sink never holds the runner's worker.
+//   - Monitor (monitor.go) is the other end (`wakewheel monitor`): each
+//     beacon of a host extends absent/<host> by period + grace in the
+//     monitor's own engine; when it fires, the host has been silent that
+//     long. ServeMonitor (monitor_serve.go) runs that engine and the HTTP
+//     endpoints /ping/<host>[/start|/fail] and /status.
+//   - Alarms (alarm.go): one alarm per absence, a fail beacon at once, and
+//     a "recovered" alarm when an absent host beacons again; each goes to
+//     the log, the operator's alarm command and the webhook, each sink
+//     tried once with a timeout, a failing sink never stopping the others.
+//
+// # Invariants
+//
+//   - The only timers are deadlines in a wheel (beacon/<host>,
+//     absent/<host>); no ticker, no time.Now: time comes from the runner's
+//     now, and timeouts of external work are contexts.
+//   - An absence alarms exactly once, period + grace after the last beacon
+//     (at most one wheel tick late); the next beacon re-arms the window.
+//   - A ping or an alarm never blocks the runner's loop, and a failing sink
+//     is logged, never retried in a loop.
+//
+// # Registered numbers
+//
+//	DefaultBeaconPeriod 1 m    healthchecks.io's smallest period is 1 m.
+//	DefaultPingTimeout  10 s   one beacon HTTP request.
+//	DefaultAlarmTimeout 30 s   one alarm command or webhook call.
+//
+// # Imports
+//
+// liveness uses scheduler (Engine, Handler, Mutation), the root package
+// (the Alert type of the alert log it watches), internal/clock, zerolog,
+// net/http, and os/exec for the alarm command. It never imports
+// obligations, wakes, roots, api, viper, configs or cmd: it knows hosts,
+// not lanes; the daemon hands it plain option structs. imports_test.go
+// enforces this.
+package liveness
