@@ -163,7 +163,8 @@ func (s *Service) Close() {
 	s.hooks.close()
 }
 
-// begin locks the state for a change; end unlocks it.
+// begin locks the state for a change. It fails, unlocked, once the
+// service is closed or broken.
 func (s *Service) begin() error {
 	s.mu.Lock()
 	switch {
@@ -178,10 +179,37 @@ func (s *Service) begin() error {
 	return nil
 }
 
+// change is the one way a call reads or changes the state: fn runs with
+// the state locked, at now, and returns the ticket of what it enqueued
+// (commitLocked, settleLocked; nil for nothing to wait on); the caller then
+// waits for that ticket outside the lock. Whatever fn computed is durable,
+// applied and delivered when change returns nil.
+func (s *Service) change(ctx context.Context, fn func(now time.Time) (*item, error)) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	t, err := fn(s.clock.Now())
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return t.wait(ctx)
+}
+
 // commitLocked enqueues eff (the caller holds mu) and returns the ticket
 // to wait on after unlocking.
 func (s *Service) commitLocked(eff ob.Effects) *item {
 	return s.pipe.enqueue(s.itemOf(eff))
+}
+
+// settleLocked commits eff, or, when there is nothing to do, returns a
+// barrier: an answer computed from the state is given only once every
+// change before it is durable (the caller holds mu).
+func (s *Service) settleLocked(eff ob.Effects) *item {
+	if eff.Empty() {
+		return s.pipe.barrier()
+	}
+	return s.commitLocked(eff)
 }
 
 // Post adds o to its lane, durably, and returns it (with Duplicate set
@@ -193,143 +221,134 @@ func (s *Service) Post(ctx context.Context, o ob.Obligation, create bool) (ob.Ob
 	if o.ID == "" {
 		o.ID = newID()
 	}
-	if err := s.begin(); err != nil {
-		return ob.Obligation{}, err
-	}
-	if _, ok := s.st.Lane(o.Lane); !ok && !create && ob.ValidateLane(o.Lane) == nil {
-		s.mu.Unlock()
-		return ob.Obligation{}, fmt.Errorf("%w %q: no consumer opened it (open it with `wakewheel lanes --open %s`, start `wakewheel wait --lane %s`, or post with create)",
-			ob.ErrUnknownLane, o.Lane, o.Lane, o.Lane)
-	}
-	got, eff, err := s.st.Post(o, s.clock.Now())
-	if err != nil {
-		s.mu.Unlock()
-		return ob.Obligation{}, err
-	}
-	if got.Duplicate {
-		// The original may still be on its way to disk: answer only once
-		// everything before this call is durable.
-		t := s.pipe.barrier()
-		s.mu.Unlock()
-		return got, t.wait(ctx)
-	}
-	t := s.commitLocked(eff)
-	s.mu.Unlock()
-	return got, t.wait(ctx)
+	var got ob.Obligation
+	err := s.change(ctx, func(now time.Time) (*item, error) {
+		if _, ok := s.st.Lane(o.Lane); !ok && !create && ob.ValidateLane(o.Lane) == nil {
+			return nil, fmt.Errorf("%w %q: no consumer opened it (open it with `wakewheel lanes --open %s`, start `wakewheel wait --lane %s`, or post with create)",
+				ob.ErrUnknownLane, o.Lane, o.Lane, o.Lane)
+		}
+		var eff ob.Effects
+		var err error
+		if got, eff, err = s.st.Post(o, now); err != nil {
+			return nil, err
+		}
+		if got.Duplicate {
+			// The original may still be on its way to disk: answer only
+			// once everything before this call is durable.
+			return s.pipe.barrier(), nil
+		}
+		return s.commitLocked(eff), nil
+	})
+	return got, err
 }
 
 // OpenLane creates an empty lane (durably) so producers may post to it.
 // Opening an existing lane changes nothing.
 func (s *Service) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, error) {
-	if err := s.begin(); err != nil {
-		return ob.LaneStatus{}, err
-	}
-	eff, err := s.st.Open(lane, s.clock.Now())
-	if err != nil {
-		s.mu.Unlock()
-		return ob.LaneStatus{}, err
-	}
-	st, _ := s.st.Lane(lane)
-	t := s.commitLocked(eff)
-	s.mu.Unlock()
-	return st, t.wait(ctx)
+	var st ob.LaneStatus
+	err := s.change(ctx, func(now time.Time) (*item, error) {
+		eff, err := s.st.Open(lane, now)
+		if err != nil {
+			return nil, err
+		}
+		st, _ = s.st.Lane(lane)
+		return s.commitLocked(eff), nil
+	})
+	return st, err
 }
 
 // Lanes returns the status of every lane.
 func (s *Service) Lanes(ctx context.Context) ([]ob.LaneStatus, error) {
-	if err := s.begin(); err != nil {
-		return nil, err
-	}
-	out := s.st.Lanes()
-	t := s.pipe.barrier()
-	s.mu.Unlock()
-	return out, t.wait(ctx)
+	var out []ob.LaneStatus
+	err := s.change(ctx, func(time.Time) (*item, error) {
+		out = s.st.Lanes()
+		return s.pipe.barrier(), nil
+	})
+	return out, err
 }
 
 // Digest returns the lane's digest without delivering it.
 func (s *Service) Digest(ctx context.Context, lane, who string) (ob.Digest, error) {
-	if err := s.begin(); err != nil {
-		return ob.Digest{}, err
-	}
-	d, err := s.st.Digest(lane, who, s.clock.Now())
-	if err != nil {
-		s.mu.Unlock()
-		return ob.Digest{}, err
-	}
-	t := s.pipe.barrier()
-	s.mu.Unlock()
-	return d, t.wait(ctx)
+	var d ob.Digest
+	err := s.change(ctx, func(now time.Time) (*item, error) {
+		var err error
+		if d, err = s.st.Digest(lane, who, now); err != nil {
+			return nil, err
+		}
+		return s.pipe.barrier(), nil
+	})
+	return d, err
 }
 
 // Ack consumes the lane up to upto (cumulative; synced before it returns)
 // and returns the lane's status afterwards. action names a consequential
-// action taken (a qualified action in the ledger).
+// action taken (a qualified action in the ledger). An ack at or below
+// CONSUMED changes nothing and answers once what it covers is durable.
 func (s *Service) Ack(ctx context.Context, lane string, upto uint64, action string) (ob.LaneStatus, error) {
-	if err := s.begin(); err != nil {
-		return ob.LaneStatus{}, err
-	}
-	eff, err := s.st.Ack(lane, upto, action, s.clock.Now())
-	if err != nil {
-		s.mu.Unlock()
-		return ob.LaneStatus{}, err
-	}
-	st, _ := s.st.Lane(lane)
-	var t *item
-	if eff.Empty() {
-		t = s.pipe.barrier() // at or below CONSUMED: already durable, or on its way
-	} else {
-		t = s.commitLocked(eff)
-	}
-	s.mu.Unlock()
-	return st, t.wait(ctx)
+	var st ob.LaneStatus
+	err := s.change(ctx, func(now time.Time) (*item, error) {
+		eff, err := s.st.Ack(lane, upto, action, now)
+		if err != nil {
+			return nil, err
+		}
+		st, _ = s.st.Lane(lane)
+		return s.settleLocked(eff), nil
+	})
+	return st, err
 }
 
 // Park checkpoints the lane's CONSUMED cursor (phase one of a two-phase
 // park). Once it returns, the checkpoint is durable and the agent may clear
 // its context.
 func (s *Service) Park(ctx context.Context, lane string) (ob.Checkpoint, error) {
-	if err := s.begin(); err != nil {
-		return ob.Checkpoint{}, err
-	}
-	cp, eff, err := s.st.Park(lane, s.clock.Now())
-	if err != nil {
-		s.mu.Unlock()
-		return ob.Checkpoint{}, err
-	}
-	t := s.commitLocked(eff)
-	s.mu.Unlock()
-	return cp, t.wait(ctx)
+	var cp ob.Checkpoint
+	err := s.change(ctx, func(now time.Time) (*item, error) {
+		c, eff, err := s.st.Park(lane, now)
+		if err != nil {
+			return nil, err
+		}
+		cp = c
+		return s.commitLocked(eff), nil
+	})
+	return cp, err
 }
 
 // Resume delivers the digest since a checkpoint: cp, or the lane's last
 // park when cp is nil.
 func (s *Service) Resume(ctx context.Context, lane, who string, cp *ob.Checkpoint) (ob.Digest, error) {
-	if err := s.begin(); err != nil {
-		return ob.Digest{}, err
-	}
-	if cp == nil {
-		st, ok := s.st.Lane(lane)
-		if ok && st.Parked == nil {
-			s.mu.Unlock()
-			return ob.Digest{}, fmt.Errorf("%w: %s has no checkpoint; park it first", ErrNotParked, lane)
+	var d ob.Digest
+	err := s.change(ctx, func(now time.Time) (*item, error) {
+		from, err := s.checkpointLocked(lane, cp)
+		if err != nil {
+			return nil, err
 		}
-		if ok {
-			cp = st.Parked
-		} else {
-			cp = &ob.Checkpoint{Lane: lane} // Resume reports the unknown lane
+		got, eff, err := s.st.Resume(from, who, now)
+		if err != nil {
+			return nil, err
 		}
-	} else if cp.Lane != lane {
-		s.mu.Unlock()
-		return ob.Digest{}, fmt.Errorf("%w: checkpoint is for lane %s, not %s", ob.ErrBadCheckpoint, cp.Lane, lane)
+		d = got
+		return s.commitLocked(eff), nil
+	})
+	return d, err
+}
+
+// checkpointLocked is the checkpoint Resume starts from: cp, or the
+// lane's last park when cp is nil (the caller holds mu).
+func (s *Service) checkpointLocked(lane string, cp *ob.Checkpoint) (ob.Checkpoint, error) {
+	if cp != nil {
+		if cp.Lane != lane {
+			return ob.Checkpoint{}, fmt.Errorf("%w: checkpoint is for lane %s, not %s", ob.ErrBadCheckpoint, cp.Lane, lane)
+		}
+		return *cp, nil
 	}
-	d, eff, err := s.st.Resume(*cp, who, s.clock.Now())
-	if err != nil {
-		s.mu.Unlock()
-		return ob.Digest{}, err
+	st, ok := s.st.Lane(lane)
+	switch {
+	case !ok:
+		return ob.Checkpoint{Lane: lane}, nil // Resume reports the unknown lane
+	case st.Parked == nil:
+		return ob.Checkpoint{}, fmt.Errorf("%w: %s has no checkpoint; park it first", ErrNotParked, lane)
 	}
-	t := s.commitLocked(eff)
-	s.mu.Unlock()
-	return d, t.wait(ctx)
+	return *st.Parked, nil
 }
 
 // SetPolicies puts new class policies in force (a live config reload): the
@@ -338,35 +357,27 @@ func (s *Service) Resume(ctx context.Context, lane, who string, cp *ob.Checkpoin
 // pending one is never moved later). Later posts are checked against the
 // new body limit.
 func (s *Service) SetPolicies(ctx context.Context, p ob.Policies) error {
-	if err := s.begin(); err != nil {
-		return err
-	}
-	now := s.clock.Now()
-	st, eff, err := ob.Restore(p, s.st.Records(now), now)
-	if err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	s.st, s.opts.Policies = st, p
-	t := s.commitLocked(ob.Effects{Deadlines: eff.Deadlines})
-	s.mu.Unlock()
-	return t.wait(ctx)
+	return s.change(ctx, func(now time.Time) (*item, error) {
+		st, eff, err := ob.Restore(p, s.st.Records(now), now)
+		if err != nil {
+			return nil, err
+		}
+		s.st, s.opts.Policies = st, p
+		return s.commitLocked(ob.Effects{Deadlines: eff.Deadlines}), nil
+	})
 }
 
 // Fire handles a redeliver deadline: it re-wakes the lane if the class
-// still holds unconsumed work.
+// still holds unconsumed work (a firing that finds none waits for
+// nothing).
 func (s *Service) Fire(ctx context.Context, key string) error {
-	if err := s.begin(); err != nil {
-		return err
-	}
-	eff, err := s.st.Fire(key, s.clock.Now())
-	if err != nil || eff.Empty() {
-		s.mu.Unlock()
-		return err
-	}
-	t := s.commitLocked(eff)
-	s.mu.Unlock()
-	return t.wait(ctx)
+	return s.change(ctx, func(now time.Time) (*item, error) {
+		eff, err := s.st.Fire(key, now)
+		if err != nil || eff.Empty() {
+			return nil, err
+		}
+		return s.commitLocked(eff), nil
+	})
 }
 
 // failure logs and records a failure, and tells OnFailure.

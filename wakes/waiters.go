@@ -71,53 +71,52 @@ func (s *Service) deliver(wakes []ob.Wake) {
 func (s *Service) Wait(ctx context.Context, lane, who, after string, timeout time.Duration) (ob.Digest, bool, error) {
 	timer := s.clock.NewTimer(timeout)
 	defer timer.Stop()
-	if err := s.begin(); err != nil {
-		return ob.Digest{}, false, err
-	}
-	if _, ok := s.st.Lane(lane); !ok {
-		eff, err := s.st.Open(lane, s.clock.Now())
-		if err != nil {
-			s.mu.Unlock()
-			return ob.Digest{}, false, err
-		}
-		s.commitLocked(eff) // durable before any later delivery of this lane
-	}
-	woke := false
+	opened, woke := false, false
 	for {
-		st, _ := s.st.Lane(lane)
-		pending := st.Counts.Total() > 0
-		if (pending && (woke || after == "" || st.WakeID != after)) || (woke && !pending) {
-			d, eff, err := s.st.Deliver(lane, who, s.clock.Now())
+		var d ob.Digest
+		var delivered bool
+		var ch, closed <-chan struct{}
+		err := s.change(ctx, func(now time.Time) (*item, error) {
+			if _, ok := s.st.Lane(lane); !ok && !opened {
+				eff, err := s.st.Open(lane, now)
+				if err != nil {
+					return nil, err
+				}
+				s.commitLocked(eff) // durable before any later delivery of this lane
+			}
+			opened = true
+			st, _ := s.st.Lane(lane)
+			pending := st.Counts.Total() > 0
+			if !(pending && (woke || after == "" || st.WakeID != after)) && !(woke && !pending) {
+				ch, closed = s.waiters.channel(lane), s.waiters.closed
+				return nil, nil
+			}
+			got, eff, err := s.st.Deliver(lane, who, now)
 			if err != nil {
-				s.mu.Unlock()
-				return ob.Digest{}, false, err
+				return nil, err
 			}
-			t := s.commitLocked(eff)
+			d, delivered = got, true
 			s.countDeliveryLocked(lane, d.Noop)
-			s.mu.Unlock()
-			if err := t.wait(ctx); err != nil {
-				return ob.Digest{}, false, err
-			}
-			if !d.Noop {
-				return d, true, nil
-			}
-			woke = false
-		} else {
-			ch, closed := s.waiters.channel(lane), s.waiters.closed
-			s.mu.Unlock()
-			select {
-			case <-ch:
-				woke = true
-			case <-timer.C():
-				return ob.Digest{}, false, nil
-			case <-ctx.Done():
-				return ob.Digest{}, false, ctx.Err()
-			case <-closed:
-				return ob.Digest{}, false, ErrClosed
-			}
-		}
-		if err := s.begin(); err != nil {
+			return s.commitLocked(eff), nil
+		})
+		switch {
+		case err != nil:
 			return ob.Digest{}, false, err
+		case delivered && !d.Noop:
+			return d, true, nil
+		case delivered:
+			woke = false // a no-op wake: go on waiting
+			continue
+		}
+		select {
+		case <-ch:
+			woke = true
+		case <-timer.C():
+			return ob.Digest{}, false, nil
+		case <-ctx.Done():
+			return ob.Digest{}, false, ctx.Err()
+		case <-closed:
+			return ob.Digest{}, false, ErrClosed
 		}
 	}
 }
