@@ -7,17 +7,16 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
-	"strings"
-	"sync"
 	"time"
+
+	"github.com/wakewheel/wakewheel/internal/supervise"
 )
 
 // DefaultAlarmTimeout bounds one alarm command or webhook call.
 const DefaultAlarmTimeout = 30 * time.Second
 
-// maxAlarmOutput is how much of an alarm command's output is kept for the
-// log.
+// maxAlarmOutput is how much of an alarm command's output (its tail) is
+// kept for the log.
 const maxAlarmOutput = 4 << 10
 
 // Alarm is what the monitor raises. Reason is "absent" (no beacon for
@@ -49,22 +48,21 @@ func (m *Monitor) raise(a Alarm) {
 	ev.Str("host", a.Host).Str("reason", a.Reason).Time("last_seen", a.LastSeen).Msg("alarm: " + a.Message)
 
 	if m.opts.AlarmCmd != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), m.opts.Timeout)
-		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", m.opts.AlarmCmd)
-		cmd.Env = append(os.Environ(),
-			"WAKEWHEEL_ALARM_HOST="+a.Host,
-			"WAKEWHEEL_ALARM_REASON="+a.Reason,
-			"WAKEWHEEL_ALARM_MESSAGE="+a.Message,
-			"WAKEWHEEL_ALARM_LAST_SEEN="+stamp(a.LastSeen),
-			"WAKEWHEEL_ALARM_AT="+stamp(a.At),
-		)
-		var out capped
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.WaitDelay = time.Second
-		if err := cmd.Run(); err != nil {
-			log.Error().Err(err).Str("host", a.Host).Str("output", strings.TrimSpace(out.String())).Msg("alarm command failed")
+		res := supervise.Run(context.Background(), supervise.Command{
+			Line:    m.opts.AlarmCmd,
+			Timeout: m.opts.Timeout,
+			Env: append(os.Environ(),
+				"WAKEWHEEL_ALARM_HOST="+a.Host,
+				"WAKEWHEEL_ALARM_REASON="+a.Reason,
+				"WAKEWHEEL_ALARM_MESSAGE="+a.Message,
+				"WAKEWHEEL_ALARM_LAST_SEEN="+stamp(a.LastSeen),
+				"WAKEWHEEL_ALARM_AT="+stamp(a.At),
+			),
+			OutputCap: maxAlarmOutput,
+		})
+		if res.Err != nil {
+			log.Error().Err(res.Err).Str("host", a.Host).Int("exit", res.ExitCode).Msg("alarm command failed")
 		}
-		cancel()
 	}
 	if m.opts.Webhook != "" {
 		if err := m.post(a); err != nil {
@@ -101,25 +99,6 @@ func stamp(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
-}
-
-// capped keeps the first maxAlarmOutput bytes written to it.
-type capped struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.buf.Write(p[:min(len(p), max(0, maxAlarmOutput-c.buf.Len()))])
-	return len(p), nil
-}
-
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
 }
 
 // slices0 copies s into a fresh slice, so the alarm log does not pin an

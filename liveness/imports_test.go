@@ -17,5 +17,6 @@ func TestImportRules(t *testing.T) {
 		"github.com/wakewheel/wakewheel/wakes",
 		"github.com/wakewheel/wakewheel/roots",
 		"github.com/wakewheel/wakewheel/api",
+		"os/exec",
 	}})
 }

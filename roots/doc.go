@@ -49,9 +49,10 @@
 //
 // The engine has one worker; a user's command may run for minutes. So a
 // handler never runs a command: it starts it on a goroutine of the root
-// (one run at a time per root, a timeout, the process group killed at the
-// timeout or at shutdown, Pdeathsig on Linux so no orphan outlives a
-// killed daemon) and returns the outcome yield with a watchdog delay. The
+// (one run at a time per root, a timeout; the command itself runs under
+// package internal/supervise: its process group killed when the run ends,
+// at the timeout or at shutdown, Pdeathsig on Linux so no orphan outlives
+// a killed daemon) and returns the outcome yield with a watchdog delay. The
 // run's end is an event: its result is kept on the root and the key is
 // pushed due now; that firing consumes the result and returns the real
 // outcome, so the engine's machinery applies: retry with bounded backoff
@@ -153,6 +154,7 @@
 //	leases        1s..24h TTL, names of 1..256 bytes
 //
 // Imports: detectors, scheduler, store (its Op type), deadlines,
-// internal/clock, zerolog, os/exec. Never viper, cobra or api; the API
+// internal/clock, internal/supervise (every command a root runs), zerolog,
+// os/exec (git ls-files only). Never viper, cobra or api; the API
 // (package api) and the binary import it.
 package roots

@@ -5,13 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wakewheel/wakewheel/internal/gitenv"
+	"github.com/wakewheel/wakewheel/internal/supervise"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -176,34 +174,29 @@ func (m *Manager) hasIngest(r *root) bool {
 }
 
 // command runs an operator's command line with sh -c in the root's
-// directory, stdin and extra environment given; its process group is
-// killed when ctx ends. It returns the exit code (-1 if it did not exit)
-// and an error carrying the tail of its output.
+// directory, stdin and extra environment given, supervised (package
+// supervise: its process group dies with the run, at ctx's end at the
+// latest). It returns the exit code (-1 if it did not exit) and an error
+// carrying the tail of its output.
 func (m *Manager) command(ctx context.Context, root, line string, stdin []byte, env []string) (int, error) {
-	cmd := exec.CommandContext(ctx, m.opts.Shell, "-c", line)
-	cmd.Dir = root
-	cmd.Env = append(gitenv.Env(), env...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	out := &tail{max: 2048}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = procAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
-	if err == nil {
-		return 0, nil
+	res := supervise.Run(ctx, supervise.Command{
+		Line: line, Shell: m.opts.Shell, Dir: root,
+		Env: append(gitenv.Env(), env...), Stdin: bytes.NewReader(stdin),
+		OutputCap: maxCommandOutput,
+	})
+	if res.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// startLocked names the timeout; say only what was killed.
+		if res.Output != "" {
+			return res.ExitCode, fmt.Errorf("killed: %s", res.Output)
+		}
+		return res.ExitCode, errors.New("killed")
 	}
-	code := -1
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
-	}
-	msg := strings.TrimSpace(out.String())
-	if msg != "" {
-		return code, fmt.Errorf("%w: %s", err, msg)
-	}
-	return code, err
+	return res.ExitCode, res.Err
 }
+
+// maxCommandOutput is how much of a command's output tail a root's last
+// error keeps.
+const maxCommandOutput = 2048
 
 // ingestEnv and reconcileEnv are the facts a command gets in WAKEWHEEL_*
 // variables (doc.go lists them).
@@ -239,19 +232,3 @@ func nulJoin(paths []string) []byte {
 	}
 	return b
 }
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	buf []byte
-	max int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string { return string(t.buf) }

@@ -54,8 +54,9 @@
 //
 // wakes uses obligations, scheduler (its Engine and Handler types),
 // store (the Op type; the Store interface is declared here and satisfied by
-// *store.DB), internal/clock, zerolog, and os/exec for the wake hook. It
-// never imports viper, configs, cmd or liveness: the daemon hands it plain
+// *store.DB), internal/clock, zerolog, and internal/supervise for the
+// wake hook (never os/exec directly: the hook's process group dies at its
+// timeout). It never imports viper, configs, cmd or liveness: the daemon hands it plain
 // option structs. Time comes from the Clock in Options; timeouts of
 // external work use contexts. imports_test.go enforces both.
 package wakes

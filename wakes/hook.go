@@ -1,26 +1,25 @@
 package wakes
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/internal/clock"
 	ob "github.com/wakewheel/wakewheel/obligations"
+
+	"github.com/wakewheel/wakewheel/internal/supervise"
 )
 
 // DefaultHookTimeout bounds one run of a wake hook.
 const DefaultHookTimeout = 2 * time.Minute
 
-// maxHookOutput is how much of a hook's output is kept for the log.
+// maxHookOutput is how much of a hook's output (its tail) is kept for the
+// log and the alert.
 const maxHookOutput = 4 << 10
 
 // hooks runs the operator's per-lane wake hook: a shell command started on
@@ -33,6 +32,9 @@ const maxHookOutput = 4 << 10
 // coalesce into one more run afterwards, with the latest wake. Runs are
 // supervised (timeout, then kill) and never block the pipeline or the
 // runner. A run that fails or times out is alerted (wake_hook_failed).
+// Runs go through package supervise: at the timeout (and when the hook
+// exits) its whole process group is killed, so nothing it started
+// outlives the run unless it detached itself (setsid).
 type hooks struct {
 	cmd     func(lane string) string
 	timeout time.Duration
@@ -101,34 +103,27 @@ func (h *hooks) run(w ob.Wake) {
 	if command == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(h.ctx, h.timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-	cmd.Env = append(os.Environ(),
-		"WAKEWHEEL_LANE="+w.Lane,
-		"WAKEWHEEL_WAKE_ID="+w.WakeID,
-		"WAKEWHEEL_WAKE_REASON="+string(w.Reason),
-		"WAKEWHEEL_WAKE_CLASS="+string(w.Class),
-		"WAKEWHEEL_HEAD="+strconv.FormatUint(w.Head, 10),
-	)
-	var out capped
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = time.Second // a child holding the pipes open cannot wedge us
-	start := h.clock.Now()
-	err := cmd.Run()
+	res := supervise.Run(h.ctx, supervise.Command{
+		Line:    command,
+		Timeout: h.timeout,
+		Env: append(os.Environ(),
+			"WAKEWHEEL_LANE="+w.Lane,
+			"WAKEWHEEL_WAKE_ID="+w.WakeID,
+			"WAKEWHEEL_WAKE_REASON="+string(w.Reason),
+			"WAKEWHEEL_WAKE_CLASS="+string(w.Class),
+			"WAKEWHEEL_HEAD="+strconv.FormatUint(w.Head, 10),
+		),
+		OutputCap: maxHookOutput,
+		Clock:     h.clock,
+	})
 	ev := h.log.Info()
-	if err != nil {
-		ev = h.log.Warn().Err(err)
+	if res.Err != nil {
+		ev = h.log.Warn().Err(res.Err)
 	}
 	ev.Str("lane", w.Lane).Str("wake_id", w.WakeID).Str("reason", string(w.Reason)).
-		Dur("took", h.clock.Now().Sub(start)).Str("output", out.String()).Msg("wake hook ran")
-	if err != nil && h.ctx.Err() == nil {
-		why := err.Error()
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			why = fmt.Sprintf("killed after its timeout %s", h.timeout)
-		}
-		h.fail("wake_hook_failed", "lane/"+w.Lane, fmt.Sprintf("wake hook of lane %s (wake %s): %s: %s",
-			w.Lane, w.WakeID, why, strings.TrimSpace(out.String())))
+		Dur("took", res.Took).Int("exit", res.ExitCode).Str("output", res.Output).Msg("wake hook ran")
+	if res.Err != nil && h.ctx.Err() == nil {
+		h.fail("wake_hook_failed", "lane/"+w.Lane, fmt.Sprintf("wake hook of lane %s (wake %s): %v", w.Lane, w.WakeID, res.Err))
 	}
 }
 
@@ -138,25 +133,4 @@ func (h *hooks) close() {
 	h.cancel()
 	h.mu.Unlock()
 	h.wg.Wait()
-}
-
-// capped keeps the first maxHookOutput bytes written to it.
-type capped struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := maxHookOutput - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
 }

@@ -8,5 +8,5 @@ import (
 
 // The daemon side of the wake doctrine takes its options as values and its time from its Clock.
 func TestImportRules(t *testing.T) {
-	importrules.Check(t, ".", importrules.Rules{NoClock: true, Banned: []string{"github.com/spf13/viper", "github.com/wakewheel/wakewheel/configs", "github.com/wakewheel/wakewheel/cmd", "github.com/wakewheel/wakewheel/liveness"}})
+	importrules.Check(t, ".", importrules.Rules{NoClock: true, Banned: []string{"github.com/spf13/viper", "github.com/wakewheel/wakewheel/configs", "github.com/wakewheel/wakewheel/cmd", "github.com/wakewheel/wakewheel/liveness", "os/exec"}})
 }

@@ -1,0 +1,12 @@
+package supervise
+
+import (
+	"testing"
+
+	"github.com/wakewheel/wakewheel/internal/importrules"
+)
+
+func TestImports(t *testing.T) {
+	importrules.Check(t, ".", importrules.Rules{StdOnly: true, NoClock: true,
+		Allowed: []string{"github.com/wakewheel/wakewheel/internal/clock"}})
+}
