@@ -25,12 +25,22 @@ type Client struct {
 	http   *http.Client
 }
 
-// NewClient returns a client for the daemon listening on socket.
+// NewClient returns a client for the daemon listening on socket. Every
+// connection is checked before the first byte is sent: a socket served by
+// another uid is refused with ErrUntrustedDaemon.
 func NewClient(socket string) *Client {
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
+			c, err := d.DialContext(ctx, "unix", socket)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkServer(c, socket); err != nil {
+				c.Close()
+				return nil, err
+			}
+			return c, nil
 		},
 		MaxIdleConns: 4,
 	}
@@ -57,6 +67,13 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if errors.Is(err, ErrUntrustedDaemon) {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				return ue.Err
+			}
+			return err
+		}
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
 			return fmt.Errorf("%w (no daemon answers on %s; start one with `wakewheel daemon`)", ErrDaemonDown, c.socket)
 		}

@@ -1,9 +1,11 @@
 // Package api is the daemon's local HTTP+JSON interface on a unix socket,
 // and the client the CLI (and later the MCP adapter) uses to reach it.
 //
-// The socket is created with mode 0600 inside a 0700 directory, and every
-// connection's peer credentials are checked (SO_PEERCRED): only the
-// daemon's own uid may talk to it. Requests are bounded in size and time.
+// The socket is created with mode 0600 inside a private directory (created
+// 0700; one another user owns or may write to is refused), and every
+// connection's peer credentials are checked (SO_PEERCRED) on both ends: only
+// the daemon's own uid may talk to it, and the client sends nothing to a
+// socket that another uid serves (ErrUntrustedDaemon). Requests are bounded in size and time.
 // Every error is a JSON object {"error": {"code", "message"}} with an HTTP
 // status that matches the code.
 //

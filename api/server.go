@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel"
+	"github.com/wakewheel/wakewheel/internal/filetrust"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
@@ -129,10 +130,13 @@ func (s *Server) Handler() http.Handler { return s.mux }
 // Shutdown stops accepting and waits for requests in flight.
 func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
 
-// ListenUnix creates the socket with mode 0600 in a 0700 directory. A stale
-// socket left by a dead daemon is replaced; a live one is an error.
+// ListenUnix creates the socket with mode 0600 in a private directory: a
+// missing one is created 0700; one that is another user's, or that group or
+// others can write to, is refused (another user could rename the socket and
+// bind their own). A stale socket left by a dead daemon is replaced; a live
+// one is an error.
 func ListenUnix(path string) (net.Listener, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := filetrust.PrivateDir(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("api: socket directory: %w", err)
 	}
 	if _, err := os.Stat(path); err == nil {

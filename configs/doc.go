@@ -19,7 +19,9 @@
 //
 // Invariants: a Config returned without error has passed Validate; every
 // error names the key, the value, where it came from and what is allowed;
-// keys in a file that are not registered are errors, never ignored.
+// keys in a file that are not registered are errors, never ignored; a
+// config file, or a program it names, that another user owns or can write
+// to is refused at start and on every reload (trust.go, ErrUntrusted).
 //
 // Only configs/ and cmd/ import viper (TestOnlyConfigsAndCmdImportViper
 // checks it). Every other package receives plain structs, such as Engine or

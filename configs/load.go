@@ -39,7 +39,8 @@ var searched = []string{"config.yaml", "config.toml", "config.json"}
 
 // Load resolves every registered key from, highest first: a changed flag,
 // the WAKEWHEEL_* environment, the config file, the default. It then
-// validates the result.
+// validates the result. A config file, or a program it names, that another
+// user owns or can write to is refused (ErrUntrusted; see trust.go).
 //
 // Each call reads the file with a fresh viper instance: viper parses the
 // file formats and folds key case. The four layers are resolved here, in
@@ -59,6 +60,9 @@ func Load(opts LoadOptions) (Config, *Effective, error) {
 	var v *viper.Viper
 	var errs []error
 	if path != "" {
+		if err := checkFileTrust(path); err != nil {
+			return Config{}, nil, err
+		}
 		v = viper.New()
 		if err := readFile(v, path); err != nil {
 			return Config{}, nil, err
@@ -93,6 +97,7 @@ func Load(opts LoadOptions) (Config, *Effective, error) {
 	errs = append(errs, c.check(prov, rejected)...)
 	if v != nil {
 		errs = append(errs, loadSections(v, path, env, &c)...)
+		errs = append(errs, checkNamedFiles(&c, path, env)...)
 	}
 	if len(errs) > 0 {
 		return Config{}, eff, joinSorted(errs)

@@ -2,8 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +51,9 @@ type DB struct {
 	name string // directory, or a label for OpenStorage, used in errors
 	ldb  *leveldb.DB
 	opts Options
+	// storage is closed after ldb when Open opened it (OpenStorage's is
+	// the caller's).
+	storage storage.Storage
 	gate gate
 
 	// wmu serialises every write to ldb, and is held by a write-behind
@@ -108,17 +109,25 @@ func levelDBOptions() *opt.Options {
 }
 
 // Open opens the store in dir, creating dir (mode 0700) and an empty store
-// if missing. A new store gets the schema version record; an existing one
+// if missing. Every file of the store is kept mode 0600 (private.go). A new store gets the schema version record; an existing one
 // must carry a version this build reads.
 func Open(dir string, opts Options) (*DB, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", dir, err)
-	}
-	ldb, err := leveldb.OpenFile(dir, levelDBOptions())
+	stor, err := openPrivate(dir)
 	if err != nil {
 		return nil, wrapErr(dir, "open "+dir, err)
 	}
-	return start(dir, ldb, opts)
+	ldb, err := leveldb.Open(stor, levelDBOptions())
+	if err != nil {
+		stor.Close()
+		return nil, wrapErr(dir, "open "+dir, err)
+	}
+	db, err := start(dir, ldb, opts)
+	if err != nil {
+		stor.Close()
+		return nil, err
+	}
+	db.storage = stor
+	return db, nil
 }
 
 // OpenStorage opens a store on any goleveldb storage, such as
@@ -186,7 +195,11 @@ func (db *DB) shutdown(flush bool) error {
 	} else {
 		db.wb.drop()
 	}
-	return errors.Join(err, db.wrap("close", db.ldb.Close()))
+	err = errors.Join(err, db.wrap("close", db.ldb.Close()))
+	if db.storage != nil {
+		err = errors.Join(err, db.wrap("close", db.storage.Close()))
+	}
+	return err
 }
 
 // writeLocked writes b to LevelDB and counts it. The caller holds wmu.

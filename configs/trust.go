@@ -1,0 +1,91 @@
+package configs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wakewheel/wakewheel/internal/filetrust"
+)
+
+// ErrUntrusted: the config file, or a file it names, could be changed by
+// another user. Load refuses it, at start and on every reload: a file
+// another user can write would let them choose the commands the daemon
+// runs as its user. It wraps filetrust.ErrUntrusted.
+var ErrUntrusted = fmt.Errorf("config: %w", filetrust.ErrUntrusted)
+
+// checkFileTrust refuses a config file that another user owns or can
+// write to (owned by this user or root, no group/other write, in a
+// directory only they can change), saying how to fix it.
+func checkFileTrust(path string) error {
+	if err := filetrust.CheckFile(path); err != nil {
+		return fmt.Errorf("%w: refusing the config file: %w", ErrUntrusted, untrustedReason(err))
+	}
+	return nil
+}
+
+// checkNamedFiles applies the config file's rule to the files it names:
+// the program of each command line (a root's ingest and reconcile, a
+// lane's wake_hook) when it is a path. A bare program name is found on
+// PATH and names no file of the config's; a path that does not exist is
+// left to the check that runs the command.
+func checkNamedFiles(c *Config, path string, env lookup) []error {
+	origin := sourceFile + " " + path
+	var errs []error
+	check := func(key, line, dir string) {
+		prog, ok := program(line, dir, env)
+		if !ok {
+			return
+		}
+		err := filetrust.CheckFile(prog)
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		errs = append(errs, &KeyError{Key: key, Value: line, Origin: origin,
+			Problem: "names " + prog + ", which is not trusted: " + untrustedReason(err).Error(), Err: ErrUntrusted})
+	}
+	for i, r := range c.Roots {
+		check(fmt.Sprintf("roots[%d].ingest", i), r.Ingest, r.Path)
+		check(fmt.Sprintf("roots[%d].reconcile", i), r.Reconcile, r.Path)
+	}
+	names := make([]string, 0, len(c.Lanes))
+	for name := range c.Lanes {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		check("lanes."+name+".wake_hook", c.Lanes[name].WakeHook, "")
+	}
+	return errs
+}
+
+// program is the file that a command line runs: its first word, when that
+// is a path (it holds a '/'). A relative path counts from dir; with no dir
+// it is not resolved.
+func program(line, dir string, env lookup) (string, bool) {
+	words := strings.Fields(line)
+	if len(words) == 0 || !strings.Contains(words[0], "/") {
+		return "", false
+	}
+	p := expandHome(words[0], env)
+	if !filepath.IsAbs(p) {
+		if dir == "" {
+			return "", false
+		}
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p), true
+}
+
+// untrustedReason drops filetrust's sentinel text from err: the caller's
+// message already says the file is not trusted.
+func untrustedReason(err error) error {
+	msg, ok := strings.CutPrefix(err.Error(), filetrust.ErrUntrusted.Error()+": ")
+	if !ok {
+		return err
+	}
+	return errors.New(msg)
+}
