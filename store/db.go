@@ -54,7 +54,7 @@ type DB struct {
 	// storage is closed after ldb when Open opened it (OpenStorage's is
 	// the caller's).
 	storage storage.Storage
-	gate gate
+	gate    gate
 
 	// wmu serialises every write to ldb, and is held by a write-behind
 	// flush from the moment it takes the buffer until its batch is written.

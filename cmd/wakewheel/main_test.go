@@ -16,6 +16,9 @@ import (
 // with WAKEWHEEL_TEST_MAIN=1 runs main() with its arguments. Tests get real
 // daemon processes to kill without a separate build.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(hostileEnv); spec != "" {
+		runHostileServer(spec)
+	}
 	if os.Getenv("WAKEWHEEL_TEST_MAIN") == "1" {
 		os.Args = append([]string{"wakewheel"}, os.Args[1:]...)
 		main()
@@ -74,11 +77,18 @@ type child struct {
 // start starts a daemon and waits until it answers on its socket.
 func (h *home) start() *child {
 	h.t.Helper()
+	return h.startWith("daemon")
+}
+
+// startWith starts the daemon verb given by args and waits until it
+// answers on its socket.
+func (h *home) startWith(args ...string) *child {
+	h.t.Helper()
 	logf, err := os.CreateTemp(h.dir, "daemon-*.log")
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	cmd := h.command("daemon")
+	cmd := h.command(args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
