@@ -15,6 +15,7 @@ type Config struct {
 	Obligations Obligations
 	Metrics     Metrics
 	Beacon      Beacon
+	Agents      Agents
 
 	// Roots and Lanes are tables of the config file only (no flag or
 	// environment form): see sections.go.
@@ -72,6 +73,16 @@ type Obligations struct {
 type Class struct {
 	Cadence time.Duration
 	SLO     time.Duration
+}
+
+// Agents holds the defaults of the last metre to agents (keys agents.*):
+// the hook command's idle window and the lanes' runners and panes.
+type Agents struct {
+	Idle        time.Duration // agents.idle: how long a Stop hook waits for a wake
+	Timeout     time.Duration // agents.timeout: one headless run, unless the lane sets agent_timeout
+	ActiveGrace time.Duration // agents.active_grace: an active session report's life
+	LogCap      int           // agents.log_cap: a lane's runner log, in bytes, before rotation
+	Prompt      string        // agents.prompt: the pane prompt, unless the lane sets prompt
 }
 
 // Metrics holds the optional Prometheus listener's settings (keys metrics.*).

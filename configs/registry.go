@@ -177,6 +177,23 @@ var registry = []Setting{
 		Reason: "one ping a minute: a dead host is noticed within period + the monitor's grace, at one request a minute",
 		field:  func(c *Config) any { return &c.Beacon.Period }},
 
+	// agents: the last metre (hooks, runners, panes).
+	{Key: "agents.idle", Kind: KindDuration, Default: "9m", Min: "1s", Max: "1h",
+		Reason: "a Stop hook waits this long for a wake before its agent rests: under the 10-minute default hook timeout of Claude Code and Codex, with a minute to spare for the answer",
+		field:  func(c *Config) any { return &c.Agents.Idle }},
+	{Key: "agents.timeout", Kind: KindDuration, Default: "30m", Min: "10s", Max: "24h",
+		Reason: "a headless agent run longer than this is taken as stuck and killed; its unconsumed work is offered again at the class cadence",
+		field:  func(c *Config) any { return &c.Agents.Timeout }},
+	{Key: "agents.active_grace", Kind: KindDuration, Default: "30m", Min: "1m", Max: "24h",
+		Reason: "a session reported in a turn for longer than this is taken as crashed, so the lane's runner or pane may reach it",
+		field:  func(c *Config) any { return &c.Agents.ActiveGrace }},
+	{Key: "agents.log_cap", Kind: KindInt, Default: "1048576", Min: "4096", Max: "1073741824",
+		Reason: "1 MiB of a lane's runner output is enough to debug its last runs; past it the log rotates once",
+		field:  func(c *Config) any { return &c.Agents.LogCap }},
+	{Key: "agents.prompt", Kind: KindString, Default: defaultPanePrompt,
+		Reason: "the one line typed into a lane's pane: where the work is and how to consume it ({lane}, {wake}, {head} are filled in)",
+		field:  func(c *Config) any { return &c.Agents.Prompt }, check: checkOneLine, rule: "one line"},
+
 	// metrics
 	{Key: "metrics.listen", Kind: KindString, Default: "",
 		Reason: "empty: no TCP port is opened unless asked for",
@@ -184,6 +201,17 @@ var registry = []Setting{
 	{Key: "metrics.allow_remote", Kind: KindBool, Default: "false",
 		Reason: "metrics stay on loopback; exposing them beyond the host is an explicit choice",
 		field:  func(c *Config) any { return &c.Metrics.AllowRemote }},
+}
+
+// defaultPanePrompt is agents.prompt's default (lanerun.DefaultPrompt; a
+// test keeps the two equal).
+const defaultPanePrompt = "wakewheel: lane {lane} has unconsumed work (wake {wake}). Read it with `wakewheel digest --lane {lane}`, act on every message, then run `wakewheel ack --lane {lane} --upto {head}`."
+
+func checkOneLine(c *Config) string {
+	if strings.ContainsAny(c.Agents.Prompt, "\r\n") {
+		return "must be one line: a newline would submit the prompt early"
+	}
+	return ""
 }
 
 // maxSocketPath is the longest unix socket path: sun_path holds 108 bytes

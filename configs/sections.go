@@ -60,6 +60,7 @@ var rootOverrides = map[string]func(r *Root) any{
 type Lane struct {
 	WakeHook string
 	Roots    []string
+	LaneAgent
 }
 
 // sections are the top-level keys that hold tables rather than registered
@@ -131,8 +132,12 @@ func loadSections(v *viper.Viper, path string, env lookup, c *Config) []error {
 						errs = append(errs, bad(key+".roots", val, problem))
 					}
 					l.Roots = paths
+				case isAgentField(f):
+					if problem := l.setAgentField(f, val); problem != "" {
+						errs = append(errs, bad(key+"."+f, val, problem))
+					}
 				default:
-					errs = append(errs, &KeyError{Key: key + "." + f, Origin: origin, Problem: "a lane has only wake_hook and roots", Err: ErrUnknownKey})
+					errs = append(errs, &KeyError{Key: key + "." + f, Origin: origin, Problem: "a lane has only wake_hook, roots, " + agentFieldNames, Err: ErrUnknownKey})
 				}
 			}
 			if c.Lanes == nil {

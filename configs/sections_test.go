@@ -54,8 +54,12 @@ func TestSectionsBadValues(t *testing.T) {
 		{"roots:\n  - path: /a\n    drain_budget: lots\n", `drain_budget = "lots": not an integer`},
 		{"roots:\n  - path: /a\n    burst_silence: 3s\n    burst_cap: 1s\n", "burst_cap must be at least burst_silence"},
 		{"lanes:\n  bad lane:\n    wake_hook: x\n", "a lane name is"},
-		{"lanes:\n  a:\n    hook: x\n", "a lane has only wake_hook and roots"},
+		{"lanes:\n  a:\n    hook: x\n", "a lane has only wake_hook, roots, agent"},
 		{"lanes:\n  a:\n    roots: [relative]\n", "must be absolute"},
+		{"lanes:\n  a:\n    agent_input: yaml\n", `must be "text"`},
+		{"lanes:\n  a:\n    agent_timeout: 1s\n", "between 10s and 24h"},
+		{"lanes:\n  a:\n    tmux: two words\n", "one tmux target"},
+		{"lanes:\n  a:\n    prompt: \"a\\nb\"\n", "must be one line"},
 	} {
 		path := filepath.Join(t.TempDir(), "config.yaml")
 		os.WriteFile(path, []byte(tc.file), 0o600)
@@ -66,5 +70,29 @@ func TestSectionsBadValues(t *testing.T) {
 		if err != nil && !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrUnknownKey) {
 			t.Errorf("%q: %v is neither ErrInvalid nor ErrUnknownKey", tc.file, err)
 		}
+	}
+}
+
+func TestLaneAgentFields(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(path, []byte(`lanes:
+  rev:
+    agent: ./run-agent --resume "$WAKEWHEEL_SESSION_ID"
+    agent_timeout: 20m
+    agent_input: json
+    tmux: work:rev.0
+    prompt: "work on {lane}"
+`), 0o600)
+	c, _, err := Load(LoadOptions{File: path, Env: testEnv(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Lanes["rev"].LaneAgent
+	want := LaneAgent{Agent: `./run-agent --resume "$WAKEWHEEL_SESSION_ID"`, AgentTimeout: 20 * time.Minute, AgentInput: "json", Tmux: "work:rev.0", Prompt: "work on {lane}"}
+	if got != want {
+		t.Fatalf("lane agent %+v, want %+v", got, want)
+	}
+	if c.Agents.Idle != 9*time.Minute || c.Agents.Prompt == "" {
+		t.Fatalf("agents defaults: %+v", c.Agents)
 	}
 }

@@ -85,6 +85,20 @@ func (c Comparison) String() string {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Label, cell(row.Old), cell(row.New), limit, v)
 	}
 	tw.Flush()
+	oldT, _ := c.Old.Turn(AllLanes, AllModes)
+	newT, _ := c.New.Turn(AllLanes, AllModes)
+	fmt.Fprintf(&b, "agent turns: old %d (%.2f/hour, no-op share %.3f), new %d (%.2f/hour, no-op share %.3f)\n",
+		oldT.Turns, oldT.PerHour, oldT.NoopShare, newT.Turns, newT.PerHour, newT.NoopShare)
+	for _, side := range []struct {
+		name string
+		r    Report
+	}{{"old", c.Old}, {"new", c.New}} {
+		for _, st := range side.r.Turns {
+			if st.Lane == AllLanes && st.Mode != AllModes {
+				fmt.Fprintf(&b, "  %s %s: %d turns, %.2f/hour, no-op share %.3f\n", side.name, st.Mode, st.Turns, st.PerHour, st.NoopShare)
+			}
+		}
+	}
 	if c.CutOver {
 		b.WriteString("cut-over: ready (check source parity too)\n")
 	} else {

@@ -32,9 +32,14 @@ const (
 	// mechanism's catch-up, a repaired store). This package never writes
 	// one; ledgers imported from other mechanisms may hold them.
 	EntryReconcile EntryKind = "reconcile"
+	// EntryTurn: an agent turn the product caused (a hook block, a runner
+	// start, a pane prompt, an MCP wait that returned), with its Mode and
+	// whether it found Work. An imported heartbeat ledger records its
+	// fixed-interval wakes as turns of mode heartbeat.
+	EntryTurn EntryKind = "turn"
 )
 
-var entryKinds = [...]EntryKind{EntryPost, EntryDelivery, EntryConsumption, EntryAction, EntryNoop, EntryReconcile}
+var entryKinds = [...]EntryKind{EntryPost, EntryDelivery, EntryConsumption, EntryAction, EntryNoop, EntryReconcile, EntryTurn}
 
 // Entry is one ledger line: a fact about a post, a delivery, a
 // consumption, a qualified action, a no-op wake or a reconcile, with its
@@ -49,6 +54,10 @@ type Entry struct {
 	WakeID string    `json:"wake_id,omitempty"`
 	Action string    `json:"action,omitempty"`
 	Canary bool      `json:"canary,omitempty"`
+	// Mode and Work describe a turn entry: how the turn was caused and
+	// whether it found unconsumed work.
+	Mode TurnMode `json:"mode,omitempty"`
+	Work bool     `json:"work,omitempty"`
 	// Event is when the obligation concerned was posted (the start of the
 	// event->CONSUMED and event->action intervals).
 	Event time.Time `json:"event,omitzero"`
@@ -70,6 +79,8 @@ func (e *Entry) check() error {
 		return errors.New("no time (at)")
 	case e.Class != "" && !e.Class.Valid():
 		return fmt.Errorf("unknown class %q (valid: %s)", e.Class, classList())
+	case e.Kind == EntryTurn && !e.Mode.Valid():
+		return fmt.Errorf("a turn entry needs a mode (hook, runner, pane, mcp_wait or heartbeat), not %q", e.Mode)
 	case (e.Kind == EntryPost || e.Kind == EntryConsumption || e.Kind == EntryAction) && e.ID == "" && e.Seq == 0:
 		return fmt.Errorf("a %s entry needs an id or a seq", e.Kind)
 	}

@@ -94,8 +94,10 @@ type Report struct {
 	Actions    int       `json:"actions"`
 	Canaries   int       `json:"canaries"`
 	Reconciles int       `json:"reconciles"`
-	Metrics    []Metric  `json:"metrics"`
-	Pass       bool      `json:"pass"` // every metric passes
+	// Turns is what agent turns cost, by lane and mode (see TurnStat).
+	Turns   []TurnStat `json:"turns,omitempty"`
+	Metrics []Metric   `json:"metrics"`
+	Pass    bool       `json:"pass"` // every metric passes
 }
 
 // Metric returns the metric with the given label (see Metric.Label).
@@ -198,6 +200,10 @@ func ComputeReport(entries []Entry, slos SLOs) Report {
 		rate = float64(r.Noops) / float64(n)
 	}
 	r.Metrics = append(r.Metrics, Metric{Name: "noop_rate", Unit: "ratio", Value: rate, Limit: slos.MaxNoopRate, N: n})
+	r.Turns = turnStats(entries, r.To.Sub(r.From).Hours())
+	total, _ := r.Turn(AllLanes, AllModes)
+	r.Metrics = append(r.Metrics, Metric{Name: "noop_turn_share", Unit: "ratio", Value: total.NoopShare,
+		Limit: slos.MaxNoopRate, N: total.Turns})
 
 	fn := 0
 	for k, p := range posted {
@@ -253,6 +259,7 @@ func (r Report) String() string {
 		fmt.Fprintf(tw, "%s\t%s\t<= %s\t%d\t%s\n", m.Label(), m.format(m.Value), m.format(m.Limit), m.N, verdict(m.Pass))
 	}
 	tw.Flush()
+	turnTable(&b, r.Turns)
 	fmt.Fprintf(&b, "safety vector: %s\n", verdict(r.Pass))
 	return b.String()
 }

@@ -55,6 +55,10 @@ type Options struct {
 	Hook func(lane string) string
 	// HookTimeout bounds one run of a hook (default DefaultHookTimeout).
 	HookTimeout time.Duration
+	// OnWake, when set, is told about every durable wake (a post, a
+	// fallback re-wake), after the lane's waiters: the lane runner and the
+	// pane delivery hang here. It must not block.
+	OnWake func(ob.Wake)
 	// OnFailure, when set, is told about a failure the service recorded
 	// (a failed store write, a failed hook), e.g. to send a fail beacon.
 	OnFailure func(msg string)

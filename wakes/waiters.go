@@ -51,6 +51,9 @@ func (s *Service) deliver(wakes []ob.Wake) {
 	s.mu.Unlock()
 	for _, w := range wakes {
 		s.hooks.trigger(w)
+		if s.opts.OnWake != nil {
+			s.opts.OnWake(w)
+		}
 	}
 }
 

@@ -62,6 +62,7 @@ func newRoot() *cobra.Command {
 		a.configCmd(),
 		a.doctorCmd(),
 		a.watchCmd(), a.unwatchCmd(), a.armCmd(), a.disarmCmd(), a.rootsCmd(), a.leaseCmd(),
+		a.hookCmd(),
 	)
 	return root
 }

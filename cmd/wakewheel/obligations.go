@@ -37,7 +37,7 @@ func init() {
 	registerPlugin(plugin{name: "obligations", engine: p.engine, serve: p.serve, close: p.close})
 	reloadHooks = append(reloadHooks, p.reload)
 	metricsSources = append(metricsSources, p.metrics)
-	for _, k := range []string{"lanes", "obligations.max_body", "obligations.human.slo", "obligations.peer.slo",
+	for _, k := range []string{"lanes", "agents.idle", "agents.timeout", "agents.prompt", "obligations.max_body", "obligations.human.slo", "obligations.peer.slo",
 		"obligations.digest.slo", "obligations.alert.slo"} {
 		liveKeys[k] = true // the cadences are live already: reload.go re-times them
 	}
@@ -47,6 +47,7 @@ type obligationsPlugin struct {
 	svc    *wakes.Service
 	beacon *liveness.Beacon
 	hooks  atomic.Pointer[map[string]configs.Lane]
+	agents *agentsPart
 }
 
 func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
@@ -67,7 +68,8 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 	} else {
 		eng.Register(liveness.BeaconKind, liveness.Idle())
 	}
-	opts := wakes.Options{Policies: policies(d.cfg.Obligations), Clock: d.clock, Logger: log, Hook: p.wakeHook}
+	p.agents = newAgentsPart(d)
+	opts := wakes.Options{Policies: policies(d.cfg.Obligations), Clock: d.clock, Logger: log, Hook: p.wakeHook, OnWake: p.agents.wake}
 	if p.beacon != nil {
 		opts.OnFailure = p.beacon.Fail
 	}
@@ -81,6 +83,9 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 		return err
 	}
 	p.svc = svc
+	if err := p.agents.open(d, svc); err != nil {
+		return err
+	}
 	eng.Register(ob.RedeliverKind, svc.Handler())
 	if err := wakes.ApplyIntents(eng, d.clock.Now(), intents); err != nil {
 		log.Warn().Err(err).Msg("re-deriving redeliver deadlines")
@@ -91,6 +96,7 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 func (p *obligationsPlugin) serve(ctx context.Context, d *daemon) error {
 	p.svc.Attach(d.runner)
 	api.RegisterObligations(d.srv, p.svc)
+	p.agents.serve(d)
 	svc := p.svc
 	digestFeed.setPoster(func(ctx context.Context, o ob.Obligation) error {
 		_, err := svc.Post(ctx, o, true)
@@ -108,12 +114,16 @@ func (p *obligationsPlugin) close() {
 	if p.beacon != nil {
 		p.beacon.Stop()
 	}
+	p.agents.close()
 	p.svc.Close()
 }
 
 // reload puts a valid config change in force: class policies and wake hooks.
 func (p *obligationsPlugin) reload(d *daemon, old, cur configs.Config) {
 	p.hooks.Store(&cur.Lanes)
+	if p.agents != nil {
+		p.agents.reload(cur)
+	}
 	if p.svc == nil || old.Obligations == cur.Obligations {
 		return
 	}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wakewheel/wakewheel/agenthooks"
+	"github.com/wakewheel/wakewheel/internal/clock"
+)
+
+// hookCmd is `wakewheel hook HOST --lane L`, the command a coding agent's
+// host runs at its lifecycle events, and `wakewheel hook install`.
+func (a *app) hookCmd() *cobra.Command {
+	var lane, who string
+	var idle time.Duration
+	cmd := &cobra.Command{
+		Use:   "hook (claude-code|codex) --lane L [--idle D]",
+		Short: "Run as a coding agent's command hook: wake it with its lane's work, never by polling",
+		Long: `The host (Claude Code, Codex) runs this at its lifecycle events with the event's
+JSON on stdin; it answers on stdout as the host's hook protocol says:
+
+  Stop              unconsumed work: block with the digest as the agent's next
+                    instruction; else wait (through the daemon's long poll, up
+                    to --idle) for a wake and block then, or let the agent rest.
+                    A wake is never blocked twice in one stop chain.
+  SessionStart      the digest since CONSUMED (since the last park) as context.
+  UserPromptSubmit  unconsumed human messages as context.
+  PreCompact        park: checkpoint the CONSUMED cursor before the compaction.
+  SessionEnd        park when the reason is clear; the session is recorded as
+                    ended, so the lane's runner or pane may take over.
+
+Whatever fails (no daemon, unknown lane, bad input) the hook exits 0 with no
+output and says why on stderr: an agent is never held by wakewheel.
+Install it with: wakewheel hook install claude-code --lane L`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{string(agenthooks.ClaudeCode), string(agenthooks.Codex)},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			note := a.runHook(cmd, args[0], lane, who, idle, os.Stdin, os.Stdout)
+			if note != "" {
+				fmt.Fprintln(os.Stderr, note)
+			}
+			return nil // fail-open: the host sees exit 0 whatever happened
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&lane, "lane", "", "the lane this agent serves (required)")
+	f.StringVar(&who, "who", "", "consumer name shown in digests (default: the host)")
+	f.DurationVar(&idle, "idle", 0, "how long a Stop hook waits for a wake before the agent rests (default agents.idle)")
+	cmd.MarkFlagRequired("lane")
+	cmd.AddCommand(a.hookInstallCmd())
+	return cmd
+}
+
+// runHook handles one event and returns the note for stderr.
+func (a *app) runHook(cmd *cobra.Command, hostName, lane, who string, idle time.Duration, in io.Reader, out io.Writer) string {
+	host, err := agenthooks.ParseHost(hostName)
+	if err != nil {
+		return "wakewheel hook: " + err.Error() + "; the agent is not held"
+	}
+	ev, err := agenthooks.Decode(in)
+	if err != nil {
+		return "wakewheel hook: " + err.Error() + "; the agent is not held"
+	}
+	cfg, _, err := a.config(cmd)
+	if err != nil {
+		return "wakewheel hook: the configuration does not load (" + err.Error() + "); the agent is not held"
+	}
+	if idle <= 0 {
+		idle = cfg.Agents.Idle
+	}
+	c, err := a.client(cmd)
+	if err != nil {
+		return "wakewheel hook: " + err.Error() + "; the agent is not held"
+	}
+	res := agenthooks.Run(cmd.Context(), c, agenthooks.Options{Host: host, Lane: lane, Who: who, Idle: idle, Clock: clock.Real{}}, ev)
+	if !res.Output.Empty() {
+		if err := json.NewEncoder(out).Encode(res.Output); err != nil {
+			return "wakewheel hook: could not answer the host: " + err.Error()
+		}
+	}
+	return res.Note
+}
+
+func (a *app) hookInstallCmd() *cobra.Command {
+	var lane, project string
+	var idle time.Duration
+	var print bool
+	cmd := &cobra.Command{
+		Use:   "install (claude-code|codex) --lane L [--project DIR] [--print]",
+		Short: "Merge wakewheel's hook entries into the host's settings file (idempotent, with a backup)",
+		Long: `Adds "wakewheel hook HOST --lane L" for every event it handles to the host's
+settings: ~/.claude/settings.json or DIR/.claude/settings.json for Claude Code,
+~/.codex/hooks.json or DIR/.codex/hooks.json for Codex. Everything else in the
+file is kept (other keys, other hooks); an earlier wakewheel entry for the lane
+is updated; the old file is backed up beside it. The hook's timeout is --idle
+plus a minute. --print shows the snippet and changes nothing.`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{string(agenthooks.ClaudeCode), string(agenthooks.Codex)},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			host, err := agenthooks.ParseHost(args[0])
+			if err != nil {
+				return exitError{code: 2, err: err}
+			}
+			if idle <= 0 {
+				cfg, _, err := a.config(cmd)
+				if err != nil {
+					return err
+				}
+				idle = cfg.Agents.Idle
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("hook install: where is this binary? %w", err)
+			}
+			var extra []string
+			if cmd.Flags().Changed("idle") {
+				extra = []string{"--idle", idle.String()}
+			}
+			entry := agenthooks.Entry{
+				Command: agenthooks.HookCommand(exe, host, lane, extra...),
+				Timeout: int((idle + time.Minute).Seconds()),
+				Mine:    func(c string) bool { return agenthooks.IsHookCommand(c, host, lane) },
+			}
+			if print {
+				_, err := os.Stdout.Write(agenthooks.Snippet(host, entry))
+				return err
+			}
+			home, err := os.UserHomeDir()
+			if err != nil && project == "" {
+				return fmt.Errorf("hook install: no home directory (%w); pass --project DIR", err)
+			}
+			path := agenthooks.SettingsPath(host, home, project)
+			changed, backup, err := agenthooks.Install(path, host, entry, time.Now())
+			if err != nil {
+				return exitError{code: 2, err: err}
+			}
+			switch {
+			case !changed:
+				fmt.Printf("%s already runs wakewheel's hooks for lane %s; nothing changed\n", path, lane)
+			case backup != "":
+				fmt.Printf("installed the hooks for lane %s in %s (%s events); the old file is %s\n", lane, path, strconv.Itoa(len(agenthooks.Events(host))), backup)
+			default:
+				fmt.Printf("installed the hooks for lane %s in %s (%s events)\n", lane, path, strconv.Itoa(len(agenthooks.Events(host))))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&lane, "lane", "", "the lane the agent serves (required)")
+	f.StringVar(&project, "project", "", "install into this project's settings instead of the user's")
+	f.DurationVar(&idle, "idle", 0, "the Stop hook's idle window (default agents.idle)")
+	f.BoolVar(&print, "print", false, "print the snippet instead of changing the file")
+	cmd.MarkFlagRequired("lane")
+	return cmd
+}
