@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/supervise"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -75,8 +76,8 @@ type Options struct {
 	// failing runner and when it is alerted.
 	RetryBase, RetryCap time.Duration
 	RetryAttempts       int
-	// Exec runs one supervised command (default: the package's runner).
-	Exec Exec
+	// Exec runs one supervised command (default: supervise.Run).
+	Exec func(ctx context.Context, c supervise.Command) supervise.Result
 }
 
 // Manager is the daemon's last metre to agents: the sessions the hooks
@@ -112,7 +113,7 @@ func New(opts Options) (*Manager, error) {
 		opts.Alert = func(string, string, string) {}
 	}
 	if opts.Exec == nil {
-		opts.Exec = runCommand
+		opts.Exec = supervise.Run
 	}
 	if opts.RetryBase <= 0 {
 		opts.RetryBase = time.Second

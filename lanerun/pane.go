@@ -1,13 +1,13 @@
 package lanerun
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wakewheel/wakewheel/internal/supervise"
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
 
@@ -159,19 +159,9 @@ func Render(prompt string, d ob.Digest) string {
 
 // tmux runs one tmux command (bounded) and returns its output.
 func (m *Manager) tmux(ctx context.Context, args ...string) (string, error) {
-	var out bytes.Buffer
-	line := "exec tmux"
-	for _, a := range args {
-		line += " " + shellQuote(a)
-	}
-	res := m.opts.Exec(ctx, Command{Line: line, Timeout: tmuxTimeout, Output: &out})
+	res := m.opts.Exec(ctx, supervise.Command{Argv: append([]string{"tmux"}, args...), Timeout: tmuxTimeout, Clock: m.opts.Clock})
 	if res.Err != nil {
-		return "", fmt.Errorf("tmux %s: %w: %s", args[0], res.Err, strings.TrimSpace(out.String()))
+		return "", fmt.Errorf("tmux %s: %w", args[0], res.Err)
 	}
-	return out.String(), nil
-}
-
-// shellQuote quotes s for /bin/sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return res.Output, nil
 }

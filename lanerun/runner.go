@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/supervise"
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
 
@@ -162,15 +164,22 @@ func (m *Manager) runOnce(lane string, rl *runLane) {
 	// The shell writes its pid (the run's process group) for a daemon
 	// restarted after a crash, which kills what is left of the group
 	// before it starts the lane's next run.
-	out := m.opts.Exec(ctx, Command{
-		Line:    `echo $$ > "$WAKEWHEEL_RUN_FILE"; ` + cfg.Agent,
-		Dir:     dir,
-		Env:     env,
-		Stdin:   bytes.NewReader(input),
-		Timeout: cfg.AgentTimeout,
-		Output:  logf,
+	out := m.opts.Exec(ctx, supervise.Command{
+		Line:      `echo $$ > "$WAKEWHEEL_RUN_FILE"; ` + cfg.Agent,
+		Dir:       dir,
+		Env:       env,
+		Stdin:     bytes.NewReader(input),
+		Timeout:   cfg.AgentTimeout,
+		OutputCap: runOutputCap,
+		Clock:     m.opts.Clock,
 	})
-	fmt.Fprintf(logf, "=== run %d exit %d%s\n", n, out.ExitCode, errSuffix(out.Err))
+	if out.Output != "" {
+		fmt.Fprintf(logf, "%s\n", out.Output)
+	}
+	if out.Dropped > 0 {
+		fmt.Fprintf(logf, "(%d earlier bytes of output not kept)\n", out.Dropped)
+	}
+	fmt.Fprintf(logf, "=== run %d exit %d\n", n, out.ExitCode)
 	logf.Close()
 	os.Remove(runFile)
 
@@ -185,7 +194,7 @@ func (m *Manager) runOnce(lane string, rl *runLane) {
 		return // stopped by shutdown, not a failure of the command
 	}
 	rl.state.Failures++
-	rl.state.LastErr = out.Err.Error()
+	rl.state.LastErr = firstLine(out.Err.Error())
 	backoff := m.opts.RetryBase << min(rl.state.Failures-1, 30)
 	rl.state.NotBefore = m.opts.Clock.Now().Add(min(backoff, m.opts.RetryCap))
 	m.log.Warn().Str("lane", lane).Int("failures", rl.state.Failures).Err(out.Err).Msg("runner: the agent command failed")
@@ -210,11 +219,14 @@ func Instruction(d ob.Digest) string {
 	return fmt.Sprintf("When you have acted on every message above, run: wakewheel ack --lane %s --upto %d\n", d.Lane, d.Head)
 }
 
-func errSuffix(err error) string {
-	if err == nil {
-		return ""
+// runOutputCap is how much of a run's output (its tail) reaches the log.
+const runOutputCap = 64 << 10
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
 	}
-	return ": " + err.Error()
+	return s
 }
 
 // openLog opens the lane's log for appending, rotating it past LogCap. A

@@ -34,7 +34,8 @@ func (m *Manager) reapStale() {
 			real := clock.Real{}
 			deadline := real.Now().Add(staleWait)
 			for groupAlive(pgid) && real.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
+				t := real.NewTimer(10 * time.Millisecond)
+				<-t.C()
 			}
 			m.log.Warn().Str("run", filepath.Base(f)).Int("pgid", pgid).Msg("ended a run left by a daemon that was killed")
 		}

@@ -2,6 +2,7 @@ package wakes
 
 import (
 	"context"
+	"time"
 
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
@@ -11,17 +12,13 @@ import (
 // with whether it found work. It is written without fsync: a turn is a
 // cost measured, not an obligation.
 func (s *Service) Turn(ctx context.Context, lane string, mode ob.TurnMode, wakeID string, work bool) error {
-	if err := s.begin(); err != nil {
-		return err
-	}
-	eff, err := s.st.Turn(lane, mode, wakeID, work, s.clock.Now())
-	if err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	t := s.commitLocked(eff)
-	s.mu.Unlock()
-	return t.wait(ctx)
+	return s.change(ctx, func(now time.Time) (*item, error) {
+		eff, err := s.st.Turn(lane, mode, wakeID, work, now)
+		if err != nil {
+			return nil, err
+		}
+		return s.commitLocked(eff), nil
+	})
 }
 
 // Deliver hands the lane's digest to its consumer now, without waiting:
@@ -30,25 +27,18 @@ func (s *Service) Turn(ctx context.Context, lane string, mode ob.TurnMode, wakeI
 // unconsumed answers a Noop digest and records nothing: the caller asked,
 // nothing woke it. The digest is returned once its delivery is durable.
 func (s *Service) Deliver(ctx context.Context, lane, who string) (ob.Digest, error) {
-	if err := s.begin(); err != nil {
-		return ob.Digest{}, err
-	}
-	d, err := s.st.Digest(lane, who, s.clock.Now())
-	if err != nil || d.Noop {
-		t := s.pipe.barrier()
-		s.mu.Unlock()
-		if err != nil {
-			return ob.Digest{}, err
+	var d ob.Digest
+	err := s.change(ctx, func(now time.Time) (*item, error) {
+		var err error
+		if d, err = s.st.Digest(lane, who, now); err != nil || d.Noop {
+			return s.pipe.barrier(), err
 		}
-		return d, t.wait(ctx)
-	}
-	d, eff, err := s.st.Deliver(lane, who, s.clock.Now())
-	if err != nil {
-		s.mu.Unlock()
-		return ob.Digest{}, err
-	}
-	t := s.commitLocked(eff)
-	s.countDeliveryLocked(lane, false)
-	s.mu.Unlock()
-	return d, t.wait(ctx)
+		var eff ob.Effects
+		if d, eff, err = s.st.Deliver(lane, who, now); err != nil {
+			return nil, err
+		}
+		s.countDeliveryLocked(lane, false)
+		return s.settleLocked(eff), nil
+	})
+	return d, err
 }

@@ -8,10 +8,6 @@ import (
 	"syscall"
 )
 
-func procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
-
 // groupAlive reports whether process group pgid has a member that is not
 // a zombie (a zombie holds no file and no lock; its reaper may be slow).
 func groupAlive(pgid int) bool {
