@@ -66,6 +66,21 @@ func openAndLoad(dir string) (int, error) {
 	return n, err
 }
 
+// salvageRebuild repairs dir the way `wakewheel repair` does, without the
+// obligations' lane logic: copy aside, salvage, rebuild.
+func salvageRebuild(dir string) error {
+	aside := dir + ".damaged"
+	os.RemoveAll(aside)
+	if err := CopyAside(dir, aside); err != nil {
+		return err
+	}
+	s, err := SalvageDir(aside)
+	if err != nil {
+		return err
+	}
+	return Rebuild(dir, s, nil, nil, nil)
+}
+
 func wantCorrupt(t *testing.T, err error, dir string) {
 	t.Helper()
 	if !errors.Is(err, ErrCorrupt) {
@@ -94,7 +109,7 @@ func TestCorruptStoreIsRepaired(t *testing.T) {
 			wantCorrupt(t, err, dir)
 			t.Logf("damaged: %v", err)
 
-			if err := Repair(dir); err != nil {
+			if err := salvageRebuild(dir); err != nil {
 				t.Fatalf("Repair: %v", err)
 			}
 			got, err := openAndLoad(dir)
@@ -109,10 +124,10 @@ func TestCorruptStoreIsRepaired(t *testing.T) {
 	}
 }
 
-// TestDamagedJournalOpens: goleveldb drops damaged journal records when it
-// replays the journal (that is what a torn tail after a power loss looks
-// like); the store must still open and load without a panic.
-func TestDamagedJournalOpens(t *testing.T) {
+// TestDamagedJournalRefused: a journal damaged in the middle is refused as
+// corrupt (goleveldb alone would drop the damaged records silently), and a
+// salvage keeps the records outside the damage.
+func TestDamagedJournalRefused(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
 	buildStore(t, dir, 100)
 	db, err := Open(dir, Options{})
@@ -124,11 +139,16 @@ func TestDamagedJournalOpens(t *testing.T) {
 	}
 	mustClose(t, db)
 	garble(t, dir, "*.log")
-	n, err := openAndLoad(dir)
-	if err != nil && !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("damaged journal: %v", err)
+	_, err = openAndLoad(dir)
+	wantCorrupt(t, err, dir)
+	if err := salvageRebuild(dir); err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("damaged journal: %d deadlines load, err=%v", n, err)
+	n, err := openAndLoad(dir)
+	if err != nil || n < 100 || n > 200 {
+		t.Fatalf("after salvage: %d deadlines, %v", n, err)
+	}
+	t.Logf("after salvage: %d of 200 deadlines", n)
 }
 
 func TestUndecodableRecords(t *testing.T) {
@@ -173,7 +193,7 @@ func TestUndecodableRecords(t *testing.T) {
 	}
 	mustClose(t, db)
 
-	if err := Repair(dir); err != nil {
+	if err := salvageRebuild(dir); err != nil {
 		t.Fatal(err)
 	}
 	db = mustOpen(t, open, manual)
@@ -207,7 +227,7 @@ func TestSchemaVersion(t *testing.T) {
 	if !errors.Is(err, ErrSchemaTooNew) || !strings.Contains(err.Error(), "schema version 2") {
 		t.Errorf("Open of a version-2 store: %v", err)
 	}
-	if err := Repair(dir); !errors.Is(err, ErrSchemaTooNew) {
+	if err := salvageRebuild(dir); !errors.Is(err, ErrSchemaTooNew) {
 		t.Errorf("Repair of a version-2 store: %v", err)
 	}
 
@@ -215,7 +235,7 @@ func TestSchemaVersion(t *testing.T) {
 	setRaw("n/roots/r", "x")
 	_, err = Open(dir, Options{})
 	wantCorrupt(t, err, dir)
-	if err := Repair(dir); err != nil {
+	if err := salvageRebuild(dir); err != nil {
 		t.Fatal(err)
 	}
 	db := mustOpen(t, func(o Options) (*DB, error) { return Open(dir, o) }, Options{})

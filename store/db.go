@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,12 +50,15 @@ func (o Options) withDefaults() Options {
 // (or Abandon) it when done.
 type DB struct {
 	name string // directory, or a label for OpenStorage, used in errors
+	dir  string // the directory; "" for a store on a storage
 	ldb  *leveldb.DB
 	opts Options
 	// storage is closed after ldb when Open opened it (OpenStorage's is
 	// the caller's).
 	storage storage.Storage
 	gate    gate
+	wit     *witness // the sync witness (integrity.go); nil on a storage
+	notes   []string // what Open had to drop, for OpenNotes
 
 	// wmu serialises every write to ldb, and is held by a write-behind
 	// flush from the moment it takes the buffer until its batch is written.
@@ -76,7 +80,7 @@ type DB struct {
 	quit  chan struct{}
 	wg    sync.WaitGroup
 
-	batches, records, syncedCommits, syncedWrites, flushes atomic.Uint64
+	batches, records, syncedCommits, syncedWrites, flushes, witnessErrs atomic.Uint64
 }
 
 // Stats are counters since Open.
@@ -101,13 +105,6 @@ func (db *DB) Stats() Stats {
 	}
 }
 
-// levelDBOptions are goleveldb's defaults plus StrictManifest: a damaged
-// MANIFEST must fail Open (and point at repair) rather than silently open a
-// store without the tables it no longer lists.
-func levelDBOptions() *opt.Options {
-	return &opt.Options{Strict: opt.DefaultStrict | opt.StrictManifest}
-}
-
 // Open opens the store in dir, creating dir (mode 0700) and an empty store
 // if missing. Every file of the store is kept mode 0600 (private.go). A new store gets the schema version record; an existing one
 // must carry a version this build reads.
@@ -116,19 +113,32 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, wrapErr(dir, "open "+dir, err)
 	}
-	ldb, err := leveldb.Open(stor, levelDBOptions())
+	ldb, note, err := openStrict(dir, stor)
 	if err != nil {
 		stor.Close()
 		return nil, wrapErr(dir, "open "+dir, err)
 	}
-	db, err := start(dir, ldb, opts)
+	wit, err := openWitness(dir)
 	if err != nil {
-		stor.Close()
-		return nil, err
+		return nil, errors.Join(fmt.Errorf("store: open %s: %w", dir, err), ldb.Close(), stor.Close())
+	}
+	db, err := start(dir, dir, ldb, wit, opts)
+	if err != nil {
+		return nil, errors.Join(err, wit.close(), stor.Close())
 	}
 	db.storage = stor
+	if note != "" {
+		db.notes = append(db.notes, note)
+	}
 	return db, nil
 }
+
+// OpenNotes says what Open dropped to open the store (a torn journal tail
+// that held nothing acknowledged), for the caller to log and alert.
+func (db *DB) OpenNotes() []string { return db.notes }
+
+// Dir is the store's directory ("" for a store on a storage).
+func (db *DB) Dir() string { return db.dir }
 
 // OpenStorage opens a store on any goleveldb storage, such as
 // storage.NewMemStorage() for tests and simulations. The storage stays the
@@ -136,16 +146,18 @@ func Open(dir string, opts Options) (*DB, error) {
 // the store "(storage)".
 func OpenStorage(s storage.Storage, opts Options) (*DB, error) {
 	const name = "(storage)"
-	ldb, err := leveldb.Open(s, levelDBOptions())
+	ldb, err := leveldb.Open(s, strictOptions())
 	if err != nil {
 		return nil, wrapErr(name, "open", err)
 	}
-	return start(name, ldb, opts)
+	return start(name, "", ldb, nil, opts)
 }
 
-func start(name string, ldb *leveldb.DB, opts Options) (*DB, error) {
+func start(name, dir string, ldb *leveldb.DB, wit *witness, opts Options) (*DB, error) {
 	db := &DB{
 		name:  name,
+		dir:   dir,
+		wit:   wit,
 		ldb:   ldb,
 		opts:  opts.withDefaults(),
 		syncC: make(chan *syncReq),
@@ -162,10 +174,14 @@ func start(name string, ldb *leveldb.DB, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// prepare checks the schema and finds the log sequence numbers.
+// prepare checks the schema, reads and checks every record (integrity.go)
+// and finds the log sequence numbers.
 func (db *DB) prepare() (err error) {
 	defer catchLevelDBPanic(db.name, &err)
 	if err := db.checkSchema(); err != nil {
+		return err
+	}
+	if err := db.verify(db.dir); err != nil {
 		return err
 	}
 	return db.loadSeqs()
@@ -195,7 +211,7 @@ func (db *DB) shutdown(flush bool) error {
 	} else {
 		db.wb.drop()
 	}
-	err = errors.Join(err, db.wrap("close", db.ldb.Close()))
+	err = errors.Join(err, db.wrap("close", db.ldb.Close()), db.wit.close())
 	if db.storage != nil {
 		err = errors.Join(err, db.wrap("close", db.storage.Close()))
 	}

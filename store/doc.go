@@ -9,6 +9,7 @@
 // # Key layout
 //
 //	v/schema          schema version (ASCII decimal; SchemaVersion = 1)
+//	v/sync            sync mark: counts synced batches (integrity.go)
 //	d/<key>           deadline: versioned binary encoding (deadline_codec.go)
 //	f/<seq:8 BE>      fire history: JSON wakewheel.Fire, Seq order = key order
 //	a/<seq:8 BE>      alert log: JSON wakewheel.Alert
@@ -60,12 +61,23 @@
 //
 // # Corruption
 //
-// A damaged MANIFEST or table, a panic of goleveldb on malformed data, or a
-// record that does not decode gives an error wrapping ErrCorrupt that names
-// the store and the command `wakewheel repair --store <dir>`. Repair runs
-// leveldb.RecoverFile (rebuilding the MANIFEST from the readable tables),
-// deletes records that do not decode and rewrites a missing schema record.
-// Nothing in this package panics on bad data.
+// A store is opened strictly (integrity.go): every checksum of the
+// MANIFEST, the journal and the tables must hold, Open reads every record
+// once, and the sync witness (WitnessFile, the mark of the last durable
+// synced batch, written after its fsync) must not name a batch the store
+// does not hold — so a journal cut exactly at a record boundary is caught
+// too. Any of these, a panic of goleveldb on malformed data, or a record
+// that does not decode gives an error wrapping ErrCorrupt that names the
+// store and the command `wakewheel repair --store <dir>`. Only a torn tail
+// of the newest journal that holds nothing acknowledged is dropped on open,
+// and OpenNotes says so.
+//
+// Repair does not trust goleveldb's recovery (it stops at the first bad key
+// of a damaged table). SalvageDir reads the table and journal files
+// directly, block by block and batch by batch, keeps the newest intact
+// version of every record, and accounts for what it skipped; CopyAside
+// keeps the damaged store; Rebuild writes a fresh store from the salvage.
+// The repair package adds the obligations' lane logic on top.
 //
 // # Registered numbers
 //

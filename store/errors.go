@@ -39,6 +39,11 @@ func (e *corruptError) Error() string {
 
 func (e *corruptError) Unwrap() []error { return []error{ErrCorrupt, e.cause} }
 
+// CorruptError returns the error for a store dir whose records contradict
+// each other (cause says how): it wraps ErrCorrupt and cause, and names the
+// repair command.
+func CorruptError(dir string, cause error) error { return &corruptError{name: dir, cause: cause} }
+
 // isLevelDBCorrupt reports goleveldb's own corruption errors, including a
 // MANIFEST that names table files which are gone (also fixed by recovery).
 func isLevelDBCorrupt(err error) bool {

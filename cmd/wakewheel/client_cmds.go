@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wakewheel/wakewheel/api"
-	"github.com/wakewheel/wakewheel/store"
 )
 
 // client returns an API client for the configured socket.
@@ -204,30 +203,5 @@ func (a *app) alertsCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().IntVar(&limit, "limit", 100, "how many of the newest alerts")
-	return cmd
-}
-
-func (a *app) repairCmd() *cobra.Command {
-	var dir string
-	cmd := &cobra.Command{
-		Use:   "repair [--store DIR]",
-		Short: "Recover what can be read of a corrupt store (stop the daemon first)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				cfg, _, err := a.config(cmd)
-				if err != nil {
-					return err
-				}
-				dir = cfg.Engine.StoreDir
-			}
-			if err := store.Repair(dir); err != nil {
-				return err
-			}
-			fmt.Printf("store %s recovered\n", dir)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&dir, "store", "", "the store directory (default: engine.store_dir)")
 	return cmd
 }

@@ -38,7 +38,7 @@ running action finish or cancels it, flushes the store and exits 0.`,
 			log := newLogger(cfg.Log, os.Stderr)
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return runDaemon(ctx, cfg, opts, log)
+			return corruptExit(cfg.Engine.StoreDir, runDaemon(ctx, cfg, opts, log))
 		},
 	}
 }
@@ -56,6 +56,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		return err
 	}
 	d.db = db
+	reportOpenNotes(db, log, started)
 	defer func() {
 		if err := db.Close(); err != nil {
 			log.Error().Err(err).Msg("closing the store")

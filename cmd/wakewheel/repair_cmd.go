@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	wakewheel "github.com/wakewheel/wakewheel"
+	ob "github.com/wakewheel/wakewheel/obligations"
+	"github.com/wakewheel/wakewheel/repair"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+// exitCorrupt is the daemon's exit status for a store it refuses as
+// damaged: the fix is `wakewheel repair`.
+const exitCorrupt = 3
+
+func (a *app) repairCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "repair [--store DIR]",
+		Short: "Salvage a damaged store and say what was kept and lost (stop the daemon first)",
+		Long: `Repair a store the daemon refused as damaged (exit status 3).
+
+The damaged store is first copied aside, byte for byte, to DIR.damaged-<time>.
+Every record whose table block or journal batch passes its checksum is
+salvaged and the store is rebuilt from them. The report lists, per lane, the
+sequence ranges that were lost (each is kept as a gap marker: an alert in the
+lane's digest and in 'wakewheel alerts'), and per kind what was kept.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				cfg, _, err := a.config(cmd)
+				if err != nil {
+					return err
+				}
+				dir = cfg.Engine.StoreDir
+			}
+			if _, err := os.Stat(dir); err != nil {
+				return fmt.Errorf("repair: %w", err)
+			}
+			rep, err := repair.Run(dir, time.Now())
+			if rep != nil {
+				rep.Print(os.Stdout)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&dir, "store", "", "the store directory (default: engine.store_dir)")
+	return cmd
+}
+
+// corruptExit turns a daemon error that means "the store is damaged" (the
+// store's own checks, or records that contradict each other) into exit
+// status 3 with the repair command in the message.
+func corruptExit(dir string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrCorrupt):
+		return exitError{code: exitCorrupt, err: err}
+	case errors.Is(err, ob.ErrCorrupt):
+		return exitError{code: exitCorrupt, err: store.CorruptError(dir, err)}
+	}
+	return err
+}
+
+// reportOpenNotes logs and alerts what the store dropped to open (a torn
+// journal tail that held nothing acknowledged).
+func reportOpenNotes(db *store.DB, log zerolog.Logger, now time.Time) {
+	for _, n := range db.OpenNotes() {
+		log.Warn().Str("store", db.Dir()).Msg(n)
+		if _, err := db.AddAlert(wakewheel.Alert{Time: now, Code: "store_torn_tail", Message: n}); err != nil {
+			log.Error().Err(err).Msg("recording the alert")
+		}
+	}
+}
