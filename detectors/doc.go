@@ -8,6 +8,11 @@
 //   - GitChanged and ParsePorcelainV2Z (changes.go, porcelain.go,
 //     gitexec.go): the changed set of a git root since a reference commit.
 //   - StatCache (statcache.go): the changed set of a plain directory.
+//   - Tracker (tracker.go): one root's change detection, git or plain — the
+//     .git walk, the index lock, the captured set's memory, ls-files when
+//     the since ref is gone — so that a root's path goes in once and its
+//     changed set comes out. fileStat (filestat.go) is the one lstat
+//     record both the tracker and the StatCache compare.
 //   - SkipPolicy (skip.go): the paths that are noise.
 //
 // Detectors never run work. A Watcher reports events (root-relative paths)

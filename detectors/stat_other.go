@@ -4,14 +4,6 @@ package detectors
 
 import "io/fs"
 
-// fileStat is what StatCache compares: no content, no hash. Off unix there
-// is no portable inode.
-type fileStat struct {
-	mtime int64 // nanoseconds
-	size  int64
-	mode  fs.FileMode
-}
-
-func statOf(fi fs.FileInfo) fileStat {
-	return fileStat{mtime: fi.ModTime().UnixNano(), size: fi.Size(), mode: fi.Mode()}
-}
+// sysStat has no inode or change time to offer off unix: the
+// size and modification time tell changes apart.
+func sysStat(fs.FileInfo) (ino uint64, ctime int64) { return 0, 0 }

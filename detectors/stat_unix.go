@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !linux
 
 package detectors
 
@@ -7,18 +7,11 @@ import (
 	"syscall"
 )
 
-// fileStat is what StatCache compares: no content, no hash.
-type fileStat struct {
-	mtime int64 // nanoseconds
-	size  int64
-	ino   uint64
-	mode  fs.FileMode
-}
-
-func statOf(fi fs.FileInfo) fileStat {
-	st := fileStat{mtime: fi.ModTime().UnixNano(), size: fi.Size(), mode: fi.Mode()}
+// sysStat is fi's inode; the change time is left out where Stat_t names
+// it differently per system.
+func sysStat(fi fs.FileInfo) (ino uint64, ctime int64) {
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino = uint64(sys.Ino)
+		return uint64(sys.Ino), 0
 	}
-	return st
+	return 0, 0
 }

@@ -1,19 +1,11 @@
 package roots
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/wakewheel/wakewheel/detectors"
-	"github.com/wakewheel/wakewheel/internal/gitenv"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -36,10 +28,13 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 	}
 	now := f.Now
 	evicted := m.ensureWatch(ctx, r)
+	m.mu.Lock()
+	track := r.track
+	m.mu.Unlock()
 
-	top, isGit := gitTop(path)
+	isGit, locked := track.Probe()
 	r.sig.plain.Store(!isGit)
-	if isGit && detectors.IndexLocked(top) {
+	if locked {
 		if r.lockSince.IsZero() {
 			r.lockSince = now
 			m.mu.Lock()
@@ -57,27 +52,21 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 		r.lockSince = time.Time{}
 	}
 
-	var paths []string
-	var head string
-	var next map[string]fileStat
-	var scanErr error
-	if isGit {
-		paths, head, next, scanErr = m.gitChanged(ctx, r, path)
-	} else {
-		paths, scanErr = m.dirChanged(r, path)
+	res, err := track.Detect(ctx, m.scanOf(r))
+	if err != nil {
+		m.noteError(r, now, err)
+		return scheduler.RetryLater(fmt.Errorf("detection of %s: %w", path, err))
 	}
-	if scanErr != nil && paths == nil {
-		m.noteError(r, now, scanErr)
-		return scheduler.RetryLater(fmt.Errorf("detection of %s: %w", path, scanErr))
+	if res.Inventory {
+		m.log.Warn().Str("root", path).Msg("since ref no longer exists; inventorying every tracked file")
 	}
-	added, depth, err := m.capture(r, path, paths, head, isGit, now, scanErr)
+	paths, head := res.Paths, res.Head
+	added, depth, err := m.capture(r, path, paths, head, isGit, now, res.Partial)
 	if err != nil {
 		m.noteError(r, now, err)
 		return scheduler.RetryLater(fmt.Errorf("capturing the changed set of %s: %w", path, err))
 	}
-	if isGit {
-		r.captured = next
-	}
+	track.Captured()
 	var muts []scheduler.Mutation
 	if depth > 0 {
 		muts = append(muts, pushNow(KindDrain, path))
@@ -121,74 +110,15 @@ func (m *Manager) detected(d Detection) {
 	m.opts.OnDetected(d)
 }
 
-// gitChanged is the changed set of a git root since its since ref, without
-// the paths that are exactly as they were when the previous changed set was
-// captured (a dirty file listed by every status until it is committed is
-// captured once, not at every burst), plus the paths of that previous set
-// that changed back (a dirty file reverted to HEAD leaves the status: its
-// content changed nonetheless). It returns the set, the HEAD it belongs to,
-// and the state to remember once it is captured.
-func (m *Manager) gitChanged(ctx context.Context, r *root, path string) ([]string, string, map[string]fileStat, error) {
-	m.mu.Lock()
-	since, skip := r.rec.SinceRef, r.skip
-	m.mu.Unlock()
-	cs, err := detectors.GitChanged(ctx, path, since, skip)
-	if errors.Is(err, detectors.ErrUnknownRef) {
-		// The since ref is gone (a rebase, a gc): take every tracked file
-		// once, and the new HEAD as the ref.
-		m.log.Warn().Str("root", path).Str("since_ref", since).Msg("since ref no longer exists; inventorying every tracked file")
-		cs, err = detectors.GitChanged(ctx, path, "", skip)
-		if err == nil {
-			var tracked []string
-			tracked, err = lsFiles(ctx, path, skip)
-			cs.Paths = append(cs.Paths, tracked...)
-			slices.Sort(cs.Paths)
-			cs.Paths = slices.Compact(cs.Paths)
-		}
-	}
-	if err != nil {
-		return nil, "", nil, err
-	}
-	next := make(map[string]fileStat, len(cs.Paths))
-	out := make([]string, 0, len(cs.Paths))
-	for _, p := range cs.Paths {
-		st := lstatRel(path, p)
-		next[p] = st
-		if old, ok := r.captured[p]; ok && old == st {
-			continue
-		}
-		out = append(out, p)
-	}
-	for p, old := range r.captured {
-		if _, still := next[p]; !still && lstatRel(path, p) != old {
-			out = append(out, p)
-		}
-	}
-	return out, cs.Head, next, nil
-}
-
-// dirChanged is the changed set of a plain directory: the dirty
-// directories rescanned when the watcher saw every event, the whole tree
-// otherwise (the first detection, polling, too many dirty directories).
-func (m *Manager) dirChanged(r *root, path string) ([]string, error) {
+// scanOf is what the tracker is told: the since ref of a git root; for a
+// plain directory the dirty directories the watcher saw, or a full scan
+// when events may be missing (polling, too many dirty directories).
+func (m *Manager) scanOf(r *root) detectors.Scan {
 	dirs, full := r.sig.takeDirty()
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	notify := r.w != nil && r.w.Mode() == detectors.ModeNotify
-	skip := r.skip
-	m.mu.Unlock()
-	if r.stat == nil {
-		r.stat = detectors.NewStatCache(path, skip)
-		full = true
-	}
-	var ch detectors.FileChanges
-	var err error
-	switch {
-	case full || !notify:
-		ch, err = r.stat.Scan()
-	case len(dirs) > 0:
-		ch, err = r.stat.ScanDirs(dirs)
-	}
-	return ch.Paths(), err
+	return detectors.Scan{SinceRef: r.rec.SinceRef, Dirty: dirs, Full: full || !notify}
 }
 
 // capture appends paths to the root's backlog and advances its since ref
@@ -231,37 +161,4 @@ func (m *Manager) noteError(r *root, now time.Time, err error) {
 	r.rec.LastError = err.Error()
 	r.st.lastErrorAt = now
 	m.mu.Unlock()
-}
-
-// gitTop finds the work tree that holds dir: the nearest directory, dir
-// or a parent, with a .git entry.
-func gitTop(dir string) (string, bool) {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", false
-		}
-		d = parent
-	}
-}
-
-// lsFiles lists the tracked files under dir, root-relative, skip applied.
-func lsFiles(ctx context.Context, dir string, skip detectors.SkipPolicy) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "-C", dir, "-c", "core.quotePath=false", "ls-files", "-z")
-	cmd.Env = gitenv.Env()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("git ls-files in %s: %w: %s", dir, err, strings.TrimSpace(errb.String()))
-	}
-	var paths []string
-	for _, p := range bytes.Split(out.Bytes(), []byte{0}) {
-		if s := string(p); s != "" && !skip.Skips(s, false) && !detectors.IsGitControl(s) {
-			paths = append(paths, s)
-		}
-	}
-	return paths, nil
 }

@@ -23,15 +23,13 @@
 // the scan and the watch); while .git/index.lock exists it yields (burst
 // silence at a time, at most detect.index_lock_wait in all, then takes the
 // lock as stale): one checkout is one detection even past the burst cap.
-// The changed set of a git root is detectors.GitChanged since the root's
-// since ref (diff ∪ status with untracked files, skip policy applied),
-// less the paths exactly as they were (lstat: mtime, ctime, size, inode,
-// mode) when the previous set was captured — a dirty file is not handed
-// again at every burst until it is committed — plus the paths of the
-// previous set that changed back (a reverted file leaves the status). A
-// plain directory uses a detectors.StatCache: the dirty directories the
-// watcher saw, or a full scan when events may be missing (first
-// detection, polling, overflow). The set is appended to the backlog and
+// The root's detectors.Tracker computes the changed set, given the
+// since ref (and for a plain directory the dirty directories the watcher
+// saw, or a full scan when events may be missing: first detection,
+// polling, overflow): for a git root the set since that ref, less the
+// paths exactly as they were when the previous set was captured, plus
+// those that changed back (see package detectors). The set comes back
+// once; the tracker remembers it only after the capture below. The set is appended to the backlog and
 // the since ref advanced in one synced store write: the ref never moves
 // past changes that are not durably queued. A non-empty backlog pushes
 // drain/<root>.
@@ -45,7 +43,7 @@
 // its handler succeeded (unsynced delete: a power loss can only hand it to
 // ingest again), so delivery is at least once and nothing is lost.
 //
-// # Supervised runs (run.go, drain.go, reconcile.go)
+// # Supervised runs (runs.go, run.go, drain.go, reconcile.go)
 //
 // The engine has one worker; a user's command may run for minutes. So a
 // handler never runs a command: it starts it on a goroutine of the root
@@ -153,8 +151,12 @@
 //	              a plain directory; past it one full scan is cheaper
 //	leases        1s..24h TTL, names of 1..256 bytes
 //
-// Imports: detectors, scheduler, store (its Op type), deadlines,
-// internal/clock, internal/supervise (every command a root runs), zerolog,
-// os/exec (git ls-files only). Never viper, cobra or api; the API
-// (package api) and the binary import it.
+// Imports: detectors (every look at the disk: watchers, trackers),
+// scheduler, store (its Op type), deadlines, internal/clock,
+// internal/supervise (every command a root runs), internal/gitenv,
+// zerolog. Never viper, cobra, goleveldb, fsnotify, os/exec, configs,
+// api, mcpserver, obligations or wakes (imports_test.go). The API
+// (package api) and the binary import it. The simulation script
+// testdata/sim (script_test.go) replays drain, reconcile, lease yield and
+// conflict retry under the fake clock.
 package roots

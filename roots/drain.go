@@ -28,16 +28,15 @@ func (m *Manager) drainHandler(ctx context.Context, f scheduler.Firing) schedule
 	if r == nil || r.gone {
 		return scheduler.Succeeded()
 	}
-	if res := r.results[KindDrain]; res != nil {
-		delete(r.results, KindDrain)
+	if res := r.runs.take(KindDrain); res != nil {
 		if res.err != nil {
 			return scheduler.RetryLater(fmt.Errorf("ingest of %s: %w", path, res.err))
 		}
 		m.startBatchLocked(r)
 		return scheduler.Succeeded()
 	}
-	if r.job != nil {
-		r.waiters[KindDrain] = true
+	if r.runs.busy() {
+		r.runs.wait(KindDrain)
 		return scheduler.YieldFor(m.watchdog())
 	}
 	if m.startBatchLocked(r) {
@@ -50,7 +49,7 @@ func (m *Manager) drainHandler(ctx context.Context, f scheduler.Firing) schedule
 // ingest handler and a non-empty backlog, and reports whether it did.
 // m.mu is held.
 func (m *Manager) startBatchLocked(r *root) bool {
-	if !r.rec.Armed || r.job != nil || !m.hasIngest(r) {
+	if !r.rec.Armed || r.runs.busy() || !m.hasIngest(r) {
 		return false
 	}
 	batch := r.q.take(m.windows(r).DrainBudget)

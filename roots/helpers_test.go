@@ -38,8 +38,9 @@ type sim struct {
 	m    *Manager
 	opts Options
 
-	mu  sync.Mutex // the engine's owner
-	log []string   // "key outcome" per finished run
+	mu    sync.Mutex // the engine's owner
+	log   []string   // "key outcome" per finished run
+	trace []string   // "+offset key outcome" per finished run
 }
 
 func newSim(t *testing.T, opts Options) *sim {
@@ -137,11 +138,20 @@ func (s *sim) runDue() {
 		}
 		out := s.eng.Run(context.Background(), job)
 		s.mu.Lock()
-		s.log = append(s.log, fmt.Sprintf("%s %s", job.Deadline.Key, out.Result))
+		s.record(job.Deadline.Key, out)
 		s.eng.Finish(s.clk.Now(), job, out)
 		s.mu.Unlock()
 	}
 }
+
+// record logs a finished run; s.mu is held.
+func (s *sim) record(key string, out scheduler.Outcome) {
+	s.log = append(s.log, fmt.Sprintf("%s %s", key, out.Result))
+	s.trace = append(s.trace, fmt.Sprintf("%s %s %s", offset(s.clk.Now()), key, out.Result))
+}
+
+// offset prints t as the simulations do: its distance from epoch.
+func offset(t time.Time) string { return "+" + t.Sub(epoch).String() }
 
 // runNoWait runs the jobs due now without waiting for supervised runs.
 func (s *sim) runNoWait() {
@@ -156,7 +166,7 @@ func (s *sim) runNoWait() {
 		}
 		out := s.eng.Run(context.Background(), job)
 		s.mu.Lock()
-		s.log = append(s.log, fmt.Sprintf("%s %s", job.Deadline.Key, out.Result))
+		s.record(job.Deadline.Key, out)
 		s.eng.Finish(s.clk.Now(), job, out)
 		s.mu.Unlock()
 	}

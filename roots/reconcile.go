@@ -35,8 +35,7 @@ func (m *Manager) reconcileHandler(ctx context.Context, f scheduler.Firing) sche
 		return scheduler.Succeeded()
 	}
 	now := f.Now
-	if res := r.results[KindReconcile]; res != nil {
-		delete(r.results, KindReconcile)
+	if res := r.runs.take(KindReconcile); res != nil {
 		r.st.lastReconcile = now
 		switch {
 		case res.err == nil:
@@ -59,8 +58,8 @@ func (m *Manager) reconcileHandler(ctx context.Context, f scheduler.Firing) sche
 				Err: fmt.Errorf("reconcile of %s: %w", path, res.err)}
 		}
 	}
-	if r.job != nil {
-		r.waiters[KindReconcile] = true
+	if r.runs.busy() {
+		r.runs.wait(KindReconcile)
 		return scheduler.YieldFor(m.watchdog())
 	}
 	if !r.rec.Armed || !m.hasReconcile(r) {

@@ -105,7 +105,7 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 		r.closeWatcher(m) // restarted with the new policy at the next detection
 		r.sig.markFull()
 		m.mu.Lock()
-		r.stat, r.captured = nil, nil
+		r.track = detectors.NewTracker(path, skip) // forgets what it captured
 		m.mu.Unlock()
 	}
 	if arming {

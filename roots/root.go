@@ -27,20 +27,20 @@ type root struct {
 	rearm     bool               // a request named the root: re-arm an evicted watcher
 	alerted   string             // the fallback reason last alerted
 
-	// Worker only (the detection handler): the changed-set state.
-	stat      *detectors.StatCache // plain directories
-	captured  map[string]fileStat  // git: the last changed set, as it was on disk
-	lockSince time.Time            // .git/index.lock first seen by a waiting detection
-	isGit     bool
+	// The change detection (its memory: the captured set, the stat
+	// cache). The pointer is guarded by mu (a new skip policy replaces
+	// it); the tracker itself is used by the detection handler alone.
+	track *detectors.Tracker
+	// Worker only (the detection handler).
+	lockSince time.Time // .git/index.lock first seen by a waiting detection
+	isGit     bool      // guarded by mu: the last detection found a work tree
 
 	sig signals // written by watcher callbacks
 
 	win atomic.Pointer[Windows] // the root's own windows (config file), or nil
 
-	job             *job               // the running command, if any
-	results         map[string]*result // finished runs not yet consumed, by kind
-	waiters         map[string]bool    // keys to push when job ends
-	conflictRetried bool               // the reconcile's one conflict retry is spent
+	runs            runs // the supervised ingest and reconcile runs (runs.go)
+	conflictRetried bool // the reconcile's one conflict retry is spent
 
 	st stats
 }
@@ -119,12 +119,15 @@ func parentDir(rel string) string {
 }
 
 func newRoot(rec Record) (*root, error) {
-	r := &root{rec: rec, results: make(map[string]*result), waiters: make(map[string]bool)}
+	r := &root{rec: rec}
 	p, err := detectors.NewSkipPolicy(rec.Skip...)
+	if err == nil {
+		r.skip = p
+	}
+	r.track = detectors.NewTracker(rec.Path, r.skip)
 	if err != nil {
 		return r, fmt.Errorf("%w: %w", ErrBadSkip, err)
 	}
-	r.skip = p
 	return r, nil
 }
 

@@ -55,20 +55,6 @@ type Handlers struct {
 	Reconcile func(ctx context.Context, r ReconcileRun) error
 }
 
-// job is a running command.
-type job struct {
-	kind    string // KindDrain or KindReconcile
-	batch   []entry
-	started time.Time
-}
-
-// result is a finished run not yet consumed by its handler.
-type result struct {
-	err      error
-	conflict bool
-	took     time.Duration
-}
-
 // watchdog is the yield of a handler that started a run or waits for one:
 // the run's end pushes the key earlier; this only bounds a lost push.
 func (m *Manager) watchdog() time.Duration { return m.opts.CommandTimeout + 5*time.Second }
@@ -76,7 +62,7 @@ func (m *Manager) watchdog() time.Duration { return m.opts.CommandTimeout + 5*ti
 // startLocked starts j for r on its own goroutine; m.mu is held.
 func (m *Manager) startLocked(r *root, j *job, run func(ctx context.Context) result) {
 	j.started = m.opts.Clock.Now()
-	r.job = j
+	r.runs.begin(j)
 	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CommandTimeout)
 	m.wg.Add(1)
 	m.active.Add(1)
@@ -112,7 +98,6 @@ func (m *Manager) finish(r *root, j *job, res result) {
 		return // closing: the batch stays in the backlog for the next start
 	}
 	m.mu.Lock()
-	r.job = nil
 	path := r.rec.Path
 	var del []store.Op
 	reconcile := false
@@ -130,14 +115,7 @@ func (m *Manager) finish(r *root, j *job, res result) {
 		r.rec.LastError = fmt.Sprintf("%s: %v", actionName(j.kind), res.err)
 		r.st.lastErrorAt = m.opts.Clock.Now()
 	}
-	keys := []string{j.kind}
-	for k := range r.waiters {
-		keys = append(keys, k)
-	}
-	clear(r.waiters)
-	if !r.gone {
-		r.results[j.kind] = &res
-	}
+	kinds := r.runs.end(j, &res, !r.gone)
 	m.mu.Unlock()
 	if len(del) > 0 {
 		// Unsynced: a power loss can only hand these paths to ingest again.
@@ -145,8 +123,8 @@ func (m *Manager) finish(r *root, j *job, res result) {
 			m.log.Error().Err(err).Str("root", path).Msg("removing an ingested batch from the backlog failed; it will be ingested again")
 		}
 	}
-	muts := make([]scheduler.Mutation, 0, len(keys)+1)
-	for _, k := range keys {
+	muts := make([]scheduler.Mutation, 0, len(kinds)+1)
+	for _, k := range kinds {
 		muts = append(muts, pushNow(k, path))
 	}
 	if reconcile {

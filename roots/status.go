@@ -93,9 +93,9 @@ func (m *Manager) snapshotLocked(r *root) Status {
 		ws := r.w.Status()
 		s.WatchedDirs, s.Events = ws.WatchedDirs, ws.Events
 	}
-	if r.job != nil {
-		s.Running = actionName(r.job.kind)
-		s.RunningSince = tp(r.job.started)
+	if j := r.runs.cur; j != nil {
+		s.Running = actionName(j.kind)
+		s.RunningSince = tp(j.started)
 	}
 	return s
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package roots
+package detectors
 
 import (
 	"io/fs"

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package roots
-
-import "io/fs"
-
-// sysStat has no inode or change time to offer on this platform: the
-// size and modification time tell changes apart.
-func sysStat(fs.FileInfo) (ino uint64, ctime int64) { return 0, 0 }
