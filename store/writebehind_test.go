@@ -26,6 +26,7 @@ func TestBurstCostsAFewWrites(t *testing.T) {
 	open := func(o Options) (*DB, error) { return Open(dir, o) }
 	db := mustOpen(t, open, Options{})
 	before := db.Stats()
+	start := time.Now()
 	var last deadlines.Deadline
 	for i := range extends {
 		last = burstExtend(t0.Add(time.Duration(i) * 10 * time.Microsecond))
@@ -34,11 +35,16 @@ func TestBurstCostsAFewWrites(t *testing.T) {
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	elapsed := time.Since(start)
 	after := db.Stats()
 	writes := after.Batches - before.Batches
-	t.Logf("%d extends of one key cost %d LevelDB write batches (%d records)", extends, writes, after.Records-before.Records)
-	if writes > 3 {
-		t.Errorf("%d extends cost %d LevelDB writes, want <= 3", extends, writes)
+	t.Logf("%d extends of one key in %v cost %d LevelDB write batches (%d records)", extends, elapsed, writes, after.Records-before.Records)
+	// Write-behind coalesces per key within one flush interval: at most one
+	// batch per interval that elapsed, plus the final Flush. On an idle
+	// machine the loop takes well under one interval, so this is 1–3.
+	if limit := uint64(elapsed/DefaultFlushInterval) + 2; writes > limit {
+		t.Errorf("%d extends over %v cost %d LevelDB writes, want <= %d (one per %v flush interval + the final flush)",
+			extends, elapsed, writes, limit, DefaultFlushInterval)
 	}
 	mustClose(t, db)
 	db = mustOpen(t, open, Options{})
