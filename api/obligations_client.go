@@ -14,10 +14,24 @@ func lanePath(lane, verb string) string {
 	return "/v1/lanes/" + url.PathEscape(lane) + "/" + verb
 }
 
-// Post posts an obligation.
+// Post posts an obligation, exactly once (post_retry.go): without an ID it
+// gets a fresh one here, and a post whose connection failed is sent again
+// with the same ID. A duplicate answer to a retry of an ID made here is this
+// very post, so it is not reported as a duplicate.
 func (c *Client) Post(ctx context.Context, req PostRequest) (PostResult, error) {
+	own := req.ID == ""
+	if own {
+		req.ID = NewPostID()
+	}
 	var out PostResult
-	return out, c.Do(ctx, http.MethodPost, "/v1/obligations", req, &out)
+	n, err := withRetry(ctx, func() error {
+		out = PostResult{}
+		return c.Do(ctx, http.MethodPost, "/v1/obligations", req, &out)
+	})
+	if own && n > 1 {
+		out.Duplicate = false
+	}
+	return out, err
 }
 
 // Lanes lists every lane's cursors.

@@ -93,7 +93,7 @@ BODY "-" reads stdin.`,
 	f := cmd.Flags()
 	f.StringVar(&req.Lane, "lane", "", "lane to post to (required)")
 	f.StringVar(&req.Class, "class", "", "human, peer, digest or alert (required)")
-	f.StringVar(&req.ID, "id", "", "idempotency id (default: a random one)")
+	f.StringVar(&req.ID, "id", "", "idempotency id (default: a fresh one, made before sending, so a retry after a failed connection is stored once)")
 	f.StringVar(&locator, "locator", "", "hard locator: repo=R,issue=N,sha=S,file=F")
 	f.StringVar(&req.Key, "key", "", "coalescing key of an alert")
 	f.BoolVar(&req.Create, "create", false, "create the lane if nobody opened it")
