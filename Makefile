@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # The engine packages run under the race detector in `make test`.
 ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./liveness/... ./roots/... ./internal/... ./api/...
 
-.PHONY: build run test test-race test-rest fuzz bench lint clean
+.PHONY: build run test test-race test-rest fuzz bench lint clean fleet-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wakewheel
@@ -45,6 +45,12 @@ BENCH_COUNT ?= 3
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -timeout 60m ./deadlines/ ./store/ ./scheduler/ ./wakes/ | tee bench.out
 	$(GO) run ./internal/benchratio < bench.out
+
+## fleet-test: the multi-process fleet tests: real broker processes (R3) and
+## daemons, SIGKILLed; partitions in network namespaces when root. Not part
+## of `make test`: they are gated by the fleet build tag.
+fleet-test: build
+	$(GO) test -tags fleet -count=1 -timeout 25m ./fleet/...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -40,6 +40,10 @@ type PostRequest struct {
 	Key     string     `json:"key,omitempty"` // coalescing key of an alert
 	Canary  bool       `json:"canary,omitempty"`
 	Create  bool       `json:"create,omitempty"`
+	// Wait "forwarded": a post to a lane homed on another host of the
+	// fleet is answered once the broker acknowledged it, not once it is
+	// queued in this host's outbox.
+	Wait string `json:"wait,omitempty"`
 }
 
 // PostResult answers a post: the obligation as stored (the original one for
@@ -47,6 +51,16 @@ type PostRequest struct {
 type PostResult struct {
 	Obligation ob.Obligation `json:"obligation"`
 	Duplicate  bool          `json:"duplicate"`
+	// Route, in a fleet: "local" (homed here), "queued" (durable in the
+	// outbox, for a lane homed elsewhere) or "forwarded" (the broker
+	// acknowledged it). Empty outside a fleet.
+	Route string `json:"route,omitempty"`
+}
+
+// Router is an Obligations that may send a post to another host (a fleet
+// member). The post route uses it when the service provides it.
+type Router interface {
+	Route(ctx context.Context, o ob.Obligation, create bool, wait string) (ob.Obligation, string, error)
 }
 
 // OpenLaneRequest is the body of POST /v1/lanes.
@@ -121,13 +135,20 @@ func (h obligationRoutes) post(w http.ResponseWriter, r *http.Request) error {
 	}
 	o := ob.Obligation{Lane: req.Lane, ID: req.ID, Class: ob.Class(req.Class), Body: req.Body,
 		Locator: req.Locator, Key: req.Key, Canary: req.Canary}
-	got, err := h.svc.Post(r.Context(), o, req.Create)
+	var got ob.Obligation
+	var route string
+	var err error
+	if rt, ok := h.svc.(Router); ok {
+		got, route, err = rt.Route(r.Context(), o, req.Create, req.Wait)
+	} else {
+		got, err = h.svc.Post(r.Context(), o, req.Create)
+	}
 	if err != nil {
 		return obligationError(w, err)
 	}
 	dup := got.Duplicate
 	got.Duplicate = false
-	return writeJSON(w, http.StatusOK, PostResult{Obligation: got, Duplicate: dup})
+	return writeJSON(w, http.StatusOK, PostResult{Obligation: got, Duplicate: dup, Route: route})
 }
 
 func (h obligationRoutes) lanes(w http.ResponseWriter, r *http.Request) error {

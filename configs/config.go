@@ -16,6 +16,7 @@ type Config struct {
 	Metrics     Metrics
 	Beacon      Beacon
 	Agents      Agents
+	Fleet       Fleet
 
 	// Roots and Lanes are tables of the config file only (no flag or
 	// environment form): see sections.go.

@@ -52,6 +52,7 @@ func newRoot() *cobra.Command {
 	configs.AddFlags(root.PersistentFlags())
 	root.AddCommand(
 		a.daemonCmd(),
+		a.brokerCmd(),
 		a.statusCmd(),
 		a.deadlinesCmd(),
 		a.remindCmd(),

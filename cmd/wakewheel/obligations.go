@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/fleet"
 	"github.com/wakewheel/wakewheel/liveness"
 	"github.com/wakewheel/wakewheel/metrics"
 	ob "github.com/wakewheel/wakewheel/obligations"
@@ -46,6 +47,7 @@ func init() {
 type obligationsPlugin struct {
 	svc    *wakes.Service
 	beacon *liveness.Beacon
+	member *fleet.Member // nil outside a fleet
 	hooks  atomic.Pointer[map[string]configs.Lane]
 	agents *agentsPart
 }
@@ -95,7 +97,12 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 
 func (p *obligationsPlugin) serve(ctx context.Context, d *daemon) error {
 	p.svc.Attach(d.runner)
-	api.RegisterObligations(d.srv, p.svc)
+	member, routes, err := startFleet(ctx, d, p.svc)
+	if err != nil {
+		return fmt.Errorf("fleet: %w", err)
+	}
+	p.member = member
+	api.RegisterObligations(d.srv, routes)
 	p.agents.serve(d)
 	svc := p.svc
 	digestFeed.setPoster(func(ctx context.Context, o ob.Obligation) error {
@@ -111,6 +118,9 @@ func (p *obligationsPlugin) serve(ctx context.Context, d *daemon) error {
 }
 
 func (p *obligationsPlugin) close() {
+	if p.member != nil {
+		p.member.Close()
+	}
 	if p.beacon != nil {
 		p.beacon.Stop()
 	}

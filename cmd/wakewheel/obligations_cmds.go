@@ -86,8 +86,14 @@ BODY "-" reads stdin.`,
 		if req.Locator, err = parseLocator(locator); err != nil {
 			return nil, "", exitError{code: 2, err: err}
 		}
+		if req.Wait != "" && req.Wait != "forwarded" {
+			return nil, "", exitError{code: 2, err: fmt.Errorf("--wait %q: the only state to wait for is forwarded", req.Wait)}
+		}
 		res, err := c.Post(cmd.Context(), req)
 		o, what := res.Obligation, map[bool]string{false: "posted", true: "duplicate of"}[res.Duplicate]
+		if res.Route == "queued" || res.Route == "forwarded" { // homed on another host: its home numbers it
+			return res, fmt.Sprintf("%s %s %s id=%s\n", res.Route, o.Lane, o.Class, o.ID), err
+		}
 		return res, fmt.Sprintf("%s %s#%d %s id=%s\n", what, o.Lane, o.Seq, o.Class, o.ID), err
 	})
 	f := cmd.Flags()
@@ -97,6 +103,7 @@ BODY "-" reads stdin.`,
 	f.StringVar(&locator, "locator", "", "hard locator: repo=R,issue=N,sha=S,file=F")
 	f.StringVar(&req.Key, "key", "", "coalescing key of an alert")
 	f.BoolVar(&req.Create, "create", false, "create the lane if nobody opened it")
+	f.StringVar(&req.Wait, "wait", "", "in a fleet, for a lane homed elsewhere: \"forwarded\" answers once the broker has it, not once it is queued here")
 	cmd.MarkFlagRequired("lane")
 	cmd.MarkFlagRequired("class")
 	return cmd

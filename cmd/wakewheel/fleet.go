@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/fleet"
+	ob "github.com/wakewheel/wakewheel/obligations"
+	"github.com/wakewheel/wakewheel/scheduler"
+	"github.com/wakewheel/wakewheel/wakes"
+)
+
+// fleetOptions are the configured fleet's (fleet.*); no URL means none.
+func fleetOptions(c configs.Fleet) fleet.Options {
+	return fleet.Options{
+		URL: c.URL, Host: c.Host, Creds: c.Creds, NKeySeed: c.NKeySeed,
+		TLS:      fleet.TLS{CA: c.TLS.CA, Cert: c.TLS.Cert, Key: c.TLS.Key, ServerName: c.TLS.ServerName},
+		Replicas: c.Replicas, MaxAge: c.MaxAge, MaxBytes: int64(c.MaxBytes), DupWindow: c.DupWindow,
+		AckWait: c.AckWait, FetchBatch: c.FetchBatch, OutboxMax: c.OutboxMax,
+		BeaconPeriod: c.Beacon.Period, BeaconGrace: c.Beacon.Grace,
+	}
+}
+
+// startFleet joins the configured fleet, if any, and returns the
+// obligations the API serves: the local service, or the member's routing
+// in front of it.
+func startFleet(ctx context.Context, d *daemon, svc *wakes.Service) (*fleet.Member, api.Obligations, error) {
+	if d.cfg.Fleet.URL == "" {
+		return nil, svc, nil
+	}
+	log := d.log.With().Str("component", "fleet").Logger()
+	runner := d.runner
+	m, err := fleet.NewMember(fleet.MemberOptions{
+		Options: fleetOptions(d.cfg.Fleet), Version: version, Clock: d.clock, Log: log,
+		Alert: func(code, key, msg string) {
+			log.Error().Str("alert", code).Str("key", key).Msg(msg)
+			actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = runner.Do(actx, func(e *scheduler.Engine, now time.Time) { e.Alert(now, code, key, msg) })
+		},
+	}, svc, d.db)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.Start(ctx); err != nil {
+		m.Close()
+		return nil, nil, err
+	}
+	log.Info().Str("host", m.Host()).Str("url", d.cfg.Fleet.URL).Msg("fleet member started")
+	return m, fleetObligations{Obligations: svc, m: m}, nil
+}
+
+// fleetObligations are the local obligations with the fleet's routing in
+// front: posts go to their lane's home, and opening or first waiting on a
+// lane homes it here. Everything else stays local.
+type fleetObligations struct {
+	api.Obligations
+	m *fleet.Member
+}
+
+func (f fleetObligations) Route(ctx context.Context, o ob.Obligation, create bool, wait string) (ob.Obligation, string, error) {
+	return f.m.Post(ctx, o, create, wait)
+}
+
+func (f fleetObligations) Post(ctx context.Context, o ob.Obligation, create bool) (ob.Obligation, error) {
+	got, _, err := f.m.Post(ctx, o, create, "")
+	return got, err
+}
+
+func (f fleetObligations) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, error) {
+	return f.m.OpenLane(ctx, lane)
+}
+
+func (f fleetObligations) Wait(ctx context.Context, lane, who, after string, timeout time.Duration) (ob.Digest, bool, error) {
+	if err := f.m.EnsureHome(ctx, lane); err != nil {
+		return ob.Digest{}, false, err
+	}
+	return f.Obligations.Wait(ctx, lane, who, after, timeout)
+}

@@ -1,0 +1,167 @@
+package configs
+
+import (
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Fleet holds the settings of a daemon's membership of a fleet (keys
+// fleet.*): its broker, its name, its credentials, and the numbers of the
+// stream, the import consumer, the outbox and the beacon.
+type Fleet struct {
+	URL        string // fleet.url: empty for no fleet
+	Host       string // fleet.host
+	Creds      string // fleet.creds
+	NKeySeed   string // fleet.nkey_seed
+	TLS        FleetTLS
+	Replicas   int           // fleet.replicas
+	MaxAge     time.Duration // fleet.max_age
+	MaxBytes   int           // fleet.max_bytes
+	DupWindow  time.Duration // fleet.dup_window
+	AckWait    time.Duration // fleet.ack_wait
+	FetchBatch int           // fleet.fetch_batch
+	OutboxMax  int           // fleet.outbox.max
+	Beacon     FleetBeacon
+}
+
+// FleetTLS is the client side of TLS to the broker (keys fleet.tls.*).
+type FleetTLS struct {
+	CA, Cert, Key, ServerName string
+}
+
+// FleetBeacon is the beacon in the fleet's bucket (keys fleet.beacon.*).
+type FleetBeacon struct {
+	Period time.Duration // fleet.beacon.period
+	Grace  time.Duration // fleet.beacon.grace
+}
+
+// fleetSettings join the registry after its own table (init below), so
+// the fleet's keys sit together in REFERENCE.md.
+var fleetSettings = []Setting{
+	{Key: "fleet.url", Kind: KindString, Default: "",
+		Reason: "empty: the daemon stays on its own host; nats://host:port (comma-separated for a cluster) joins a fleet",
+		field:  func(c *Config) any { return &c.Fleet.URL }},
+	{Key: "fleet.host", Kind: KindString, Default: "the hostname",
+		Reason: "a host's lanes are homed under its name and its beacon carries it; the hostname is unique in most fleets",
+		field:  func(c *Config) any { return &c.Fleet.Host }, derive: deriveFleetHost,
+		check: checkFleetHost, rule: "no spaces or '/'"},
+	{Key: "fleet.creds", Kind: KindString, Default: "",
+		Reason: "a NATS credentials file (JWT + nkey); required, or fleet.nkey_seed, when the broker is not on loopback",
+		field:  func(c *Config) any { return &c.Fleet.Creds }, check: optionalPath(func(c *Config) string { return c.Fleet.Creds }), rule: "empty or an absolute path"},
+	{Key: "fleet.nkey_seed", Kind: KindString, Default: "",
+		Reason: "a file holding an nkey seed, for brokers that authorize by nkey alone",
+		field:  func(c *Config) any { return &c.Fleet.NKeySeed }, check: optionalPath(func(c *Config) string { return c.Fleet.NKeySeed }), rule: "empty or an absolute path"},
+	{Key: "fleet.tls.ca", Kind: KindString, Default: "",
+		Reason: "the CA that signed the broker's certificate; required (or a tls:// URL) when the broker is not on loopback",
+		field:  func(c *Config) any { return &c.Fleet.TLS.CA }, check: optionalPath(func(c *Config) string { return c.Fleet.TLS.CA }), rule: "empty or an absolute path"},
+	{Key: "fleet.tls.cert", Kind: KindString, Default: "",
+		Reason: "this host's client certificate, for brokers that require mutual TLS",
+		field:  func(c *Config) any { return &c.Fleet.TLS.Cert }, check: optionalPath(func(c *Config) string { return c.Fleet.TLS.Cert }), rule: "empty or an absolute path"},
+	{Key: "fleet.tls.key", Kind: KindString, Default: "",
+		Reason: "the key of fleet.tls.cert",
+		field:  func(c *Config) any { return &c.Fleet.TLS.Key }, check: optionalPath(func(c *Config) string { return c.Fleet.TLS.Key }), rule: "empty or an absolute path"},
+	{Key: "fleet.tls.server_name", Kind: KindString, Default: "",
+		Reason: "empty: the broker's certificate is checked against the URL's host",
+		field:  func(c *Config) any { return &c.Fleet.TLS.ServerName }},
+	{Key: "fleet.replicas", Kind: KindInt, Default: "3", Min: "1", Max: "5",
+		Reason: "three copies survive the loss of any one broker node with a quorum left; 1 for a single-node broker",
+		field:  func(c *Config) any { return &c.Fleet.Replicas }},
+	{Key: "fleet.max_age", Kind: KindDuration, Default: "168h", Min: "1h", Max: "8760h",
+		Reason: "a home that is offline for a week still finds its posts waiting; the home's own store keeps them after import",
+		field:  func(c *Config) any { return &c.Fleet.MaxAge }},
+	{Key: "fleet.max_bytes", Kind: KindInt, Default: "1073741824", Min: "1048576", Max: "1099511627776",
+		Reason: "1 GiB holds about a million forwarded posts waiting for their homes; the broker refuses new posts beyond it, it never drops old ones",
+		field:  func(c *Config) any { return &c.Fleet.MaxBytes }},
+	{Key: "fleet.dup_window", Kind: KindDuration, Default: "2m", Min: "1s", Max: "24h",
+		Reason: "the broker's window absorbs a forwarder's quick re-send after a lost ack; the home's id index, not this window, is the guarantee",
+		field:  func(c *Config) any { return &c.Fleet.DupWindow }},
+	{Key: "fleet.ack_wait", Kind: KindDuration, Default: "30s", Min: "1s", Max: "1h",
+		Reason: "well above one grouped synced commit on a loaded disk; an import that dies is redelivered after it, and the id index absorbs the copy",
+		field:  func(c *Config) any { return &c.Fleet.AckWait }},
+	{Key: "fleet.fetch_batch", Kind: KindInt, Default: "64", Min: "1", Max: "1024",
+		Reason: "one import fetch goes through one grouped commit: 64 posts share an fsync without holding the pipeline long",
+		field:  func(c *Config) any { return &c.Fleet.FetchBatch }},
+	{Key: "fleet.outbox.max", Kind: KindInt, Default: "10000", Min: "1", Max: "10000000",
+		Reason: "remote posts queued while the broker is unreachable; past it a post is refused clearly rather than the disk filled",
+		field:  func(c *Config) any { return &c.Fleet.OutboxMax }},
+	{Key: "fleet.beacon.period", Kind: KindDuration, Default: "30s", Min: "1s", Max: "1h",
+		Reason: "a beacon in the fleet's bucket costs one small publish: twice a minute notices a dead host within a minute",
+		field:  func(c *Config) any { return &c.Fleet.Beacon.Period }},
+	{Key: "fleet.beacon.grace", Kind: KindDuration, Default: "30s", Min: "1s", Max: "1h",
+		Reason: "a beacon lives period + grace: a broker leader election (seconds) does not make a live host look absent",
+		field:  func(c *Config) any { return &c.Fleet.Beacon.Grace }},
+}
+
+// fleetRules tie the broker's address to its protection.
+var fleetRules = []rule{{
+	key:   "fleet.url",
+	deps:  []string{"fleet.creds", "fleet.nkey_seed", "fleet.tls.ca", "fleet.tls.cert", "fleet.tls.key"},
+	doc:   "empty, nats:// or tls:// URLs; beyond loopback only with TLS and credentials",
+	check: checkFleetURL,
+}}
+
+func init() {
+	registry = append(registry, fleetSettings...)
+	rules = append(rules, fleetRules...)
+}
+
+// checkFleetURL: obligations and beacons never cross a network in clear,
+// and a broker reachable from elsewhere never takes anonymous clients.
+func checkFleetURL(c *Config) string {
+	f := c.Fleet
+	if f.URL == "" {
+		return ""
+	}
+	remote, secure := false, f.TLS.CA != "" || f.TLS.Cert != ""
+	for _, raw := range strings.Split(f.URL, ",") {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls") {
+			return "want nats://host:port or tls://host:port, comma-separated for a cluster"
+		}
+		remote = remote || !isLoopback(u.Hostname())
+		secure = secure || u.Scheme == "tls"
+	}
+	switch {
+	case remote && !secure:
+		return "the broker is not on loopback, so TLS is required: set fleet.tls.ca (and fleet.tls.cert/key for mutual TLS) or use tls:// URLs"
+	case remote && f.Creds == "" && f.NKeySeed == "":
+		return "the broker is not on loopback, so credentials are required: set fleet.creds or fleet.nkey_seed"
+	case (f.TLS.Cert == "") != (f.TLS.Key == ""):
+		return "fleet.tls.cert and fleet.tls.key go together: set both or neither"
+	}
+	return ""
+}
+
+func deriveFleetHost(_ lookup, _ *Config) (string, error) {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "", errors.New("has no default: the hostname is unknown; set fleet.host")
+	}
+	return h, nil
+}
+
+func checkFleetHost(c *Config) string {
+	h := c.Fleet.Host
+	if h == "" || len(h) > 128 {
+		return "must be 1 to 128 bytes"
+	}
+	for _, r := range h {
+		if r == '/' || r == ' ' || r < 0x20 {
+			return "must not hold spaces, control characters or '/'"
+		}
+	}
+	return ""
+}
+
+func optionalPath(get func(*Config) string) func(*Config) string {
+	return func(c *Config) string {
+		if p := get(c); p != "" && !filepath.IsAbs(p) {
+			return "must be empty or an absolute path"
+		}
+		return ""
+	}
+}

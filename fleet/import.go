@@ -1,0 +1,145 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	ob "github.com/wakewheel/wakewheel/obligations"
+)
+
+// importFetchWait bounds one fetch: an idle home asks again this often,
+// which is also how soon it notices the broker came back.
+const importFetchWait = 2 * time.Second
+
+// permanent are the rejections a redelivery cannot cure: such a message is
+// terminated (never retried hot) and alerted.
+var permanent = []error{ob.ErrUnknownClass, ob.ErrNoLocator, ob.ErrBodyTooLarge, ob.ErrBadLane,
+	ob.ErrBadID, ob.ErrBadBody, ob.ErrBadField}
+
+// EnsureHome homes lane here before a first wait on it.
+func (m *Member) EnsureHome(ctx context.Context, lane string) error {
+	if ob.ValidateLane(lane) != nil || m.isLocal(lane) {
+		return nil // the local service reports a bad name
+	}
+	if err := m.homes.Claim(ctx, lane); err != nil {
+		return err
+	}
+	m.markLocal(lane)
+	return nil
+}
+
+// importLoop pulls this host's posts from the stream through the durable
+// consumer import-<host>, until ctx ends. It pauses while the broker is
+// unreachable.
+func (m *Member) importLoop(ctx context.Context) {
+	var cons jetstream.Consumer
+	for ctx.Err() == nil {
+		if !m.conn.Up() || !m.conn.ready.Load() {
+			m.importing.Store(false)
+			cons = nil
+			m.sleep(ctx, 250*time.Millisecond)
+			continue
+		}
+		if cons == nil {
+			var err error
+			if cons, err = m.consumer(ctx); err != nil {
+				m.log.Warn().Err(err).Msg("fleet: import consumer")
+				m.sleep(ctx, time.Second)
+				continue
+			}
+		}
+		m.importing.Store(true)
+		batch, err := cons.Fetch(m.opts.FetchBatch, jetstream.FetchMaxWait(importFetchWait))
+		if err != nil {
+			m.log.Debug().Err(err).Msg("fleet: import fetch")
+			cons = nil
+			m.sleep(ctx, 250*time.Millisecond)
+			continue
+		}
+		var msgs []jetstream.Msg
+		for msg := range batch.Messages() {
+			msgs = append(msgs, msg)
+		}
+		if len(msgs) > 0 {
+			m.importBatch(ctx, msgs)
+		}
+	}
+}
+
+func (m *Member) consumer(ctx context.Context) (jetstream.Consumer, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	return m.conn.JetStream().CreateOrUpdateConsumer(ctx, StreamName, jetstream.ConsumerConfig{
+		Durable:       ConsumerName(m.opts.Host),
+		Description:   "posts to the lanes homed on " + m.opts.Host,
+		FilterSubject: HomeFilter(m.opts.Host),
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       m.opts.AckWait,
+		MaxDeliver:    -1,
+		MaxAckPending: 4 * m.opts.FetchBatch,
+	})
+}
+
+// importBatch posts a fetched batch through one grouped commit of the
+// local service and acks each message only after its post is durable. A
+// crash before the ack redelivers the message, and the lane's id index
+// answers it as a duplicate: nothing is lost, nothing is posted twice.
+func (m *Member) importBatch(ctx context.Context, msgs []jetstream.Msg) {
+	var obs []ob.Obligation
+	var keep []jetstream.Msg
+	for _, msg := range msgs {
+		env, err := decodeEnvelope(msg.Subject(), msg.Data())
+		if err == nil && env.Home != m.opts.Host {
+			err = fmt.Errorf("%w: %s is for home %s, not %s", ErrMalformed, msg.Subject(), env.Home, m.opts.Host)
+		}
+		if err != nil {
+			m.terminate(msg, err)
+			continue
+		}
+		if md, err := msg.Metadata(); err == nil && md.NumDelivered > 1 {
+			m.redelivered.Add(1)
+		}
+		obs = append(obs, env.Obligation())
+		keep = append(keep, msg)
+	}
+	if len(obs) == 0 {
+		return
+	}
+	_, errs := m.local.PostBatch(ctx, obs, true)
+	for i, msg := range keep {
+		switch err := errs[i]; {
+		case err == nil:
+			m.markLocal(obs[i].Lane)
+			if err := msg.Ack(); err != nil {
+				m.log.Debug().Err(err).Msg("fleet: import ack lost; the redelivery is absorbed")
+			}
+			m.imported.Add(1)
+		case isPermanent(err):
+			m.terminate(msg, err)
+		default:
+			_ = msg.NakWithDelay(time.Second)
+			m.log.Warn().Err(err).Str("lane", obs[i].Lane).Msg("fleet: import failed; the broker redelivers it")
+		}
+	}
+}
+
+// terminate stops the broker redelivering msg and alerts.
+func (m *Member) terminate(msg jetstream.Msg, cause error) {
+	_ = msg.Term()
+	m.terminated.Add(1)
+	m.opts.Alert("fleet_malformed", "fleet/"+msg.Subject(),
+		fmt.Sprintf("a message for this host was dropped and will not be redelivered: %v", cause))
+}
+
+func isPermanent(err error) bool {
+	for _, p := range permanent {
+		if errors.Is(err, p) {
+			return true
+		}
+	}
+	return false
+}

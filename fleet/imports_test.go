@@ -1,0 +1,13 @@
+package fleet
+
+import (
+	"testing"
+
+	"github.com/wakewheel/wakewheel/internal/importrules"
+)
+
+// The fleet takes its options as values and its time from its Clock.
+func TestImportRules(t *testing.T) {
+	importrules.Check(t, ".", importrules.Rules{NoClock: true, Banned: []string{"github.com/spf13/viper",
+		"github.com/wakewheel/wakewheel/configs", "github.com/wakewheel/wakewheel/cmd"}})
+}

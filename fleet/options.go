@@ -1,0 +1,107 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Options configure a daemon's membership of a fleet. cmd/ fills them from
+// the fleet.* keys; the defaults and their reasons live in configs.
+type Options struct {
+	// URL is the broker's (comma-separated URLs for a cluster). Empty:
+	// no fleet.
+	URL string
+	// Host names this daemon in the fleet: its lanes' home, its beacon.
+	Host string
+	// Creds is a NATS credentials file; NKeySeed a file holding an nkey
+	// seed. A non-loopback broker needs one of them, and TLS.
+	Creds, NKeySeed string
+	TLS             TLS
+
+	Replicas  int           // copies of the stream and buckets
+	MaxAge    time.Duration // how long an obligation waits in the stream for its home
+	MaxBytes  int64         // the stream's size limit
+	DupWindow time.Duration // the broker's de-duplication window
+
+	AckWait    time.Duration // a home's import ack deadline
+	FetchBatch int           // messages per import fetch (one grouped commit)
+	OutboxMax  int           // remote posts queued on this host at most
+
+	BeaconPeriod time.Duration // between two beacons in the fleet bucket
+	BeaconGrace  time.Duration // added to the period for the beacon's TTL
+}
+
+// TLS is the client side of a TLS connection to the broker.
+type TLS struct {
+	CA, Cert, Key, ServerName string
+}
+
+// Enabled reports whether any TLS setting is given.
+func (t TLS) Enabled() bool { return t.CA != "" || t.Cert != "" || t.ServerName != "" }
+
+// Validate checks what the config registry cannot check key by key: the
+// URLs, and that a broker off this host is reached with TLS and
+// credentials (a fleet's obligations and beacons are not sent in clear,
+// nor accepted from anyone who can reach the port).
+func (o Options) Validate() error {
+	if o.URL == "" {
+		return nil
+	}
+	if err := CheckHost(o.Host); err != nil {
+		return err
+	}
+	remote := false
+	for _, raw := range strings.Split(o.URL, ",") {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls") {
+			return fmt.Errorf("fleet: broker URL %q: want nats://host:port or tls://host:port", raw)
+		}
+		if !Loopback(u.Hostname()) {
+			remote = true
+		}
+	}
+	if remote && !(o.TLS.Enabled() || strings.Contains(o.URL, "tls://")) {
+		return errors.New("fleet: the broker is not on this host, so TLS is required: set fleet.tls.ca (and fleet.tls.cert/key for mutual TLS) or use a tls:// URL")
+	}
+	if remote && o.Creds == "" && o.NKeySeed == "" {
+		return errors.New("fleet: the broker is not on this host, so credentials are required: set fleet.creds or fleet.nkey_seed")
+	}
+	if (o.TLS.Cert == "") != (o.TLS.Key == "") {
+		return errors.New("fleet: fleet.tls.cert and fleet.tls.key go together: set both or neither")
+	}
+	return nil
+}
+
+// CheckHost checks a host name of the fleet.
+func CheckHost(h string) error {
+	if h == "" || len(h) > 128 || strings.ContainsAny(h, "/ \t\r\n") {
+		return fmt.Errorf("fleet: host name %q: want 1 to 128 bytes without spaces or '/'", h)
+	}
+	return nil
+}
+
+// Loopback reports whether host names this machine only.
+func Loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// loopbackAddr reports whether a host:port listens on loopback only.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && Loopback(host)
+}
+
+// BeaconTTL is the TTL of one beacon: period + grace, rounded up to whole
+// seconds (the broker's TTLs are whole seconds, at least one).
+func (o Options) BeaconTTL() time.Duration {
+	return max(time.Second, (o.BeaconPeriod + o.BeaconGrace + time.Second - 1).Truncate(time.Second))
+}
