@@ -52,16 +52,28 @@ func (m *Member) importLoop(ctx context.Context) {
 			}
 		}
 		m.importing.Store(true)
-		batch, err := cons.Fetch(m.opts.FetchBatch, jetstream.FetchMaxWait(importFetchWait))
+		// Take what is there at once; when nothing is, wait for one
+		// message. A batch is never held back waiting to fill: the ack
+		// wait runs from delivery.
+		batch, err := cons.FetchNoWait(m.opts.FetchBatch)
+		var msgs []jetstream.Msg
+		if err == nil {
+			for msg := range batch.Messages() {
+				msgs = append(msgs, msg)
+			}
+			if len(msgs) == 0 {
+				if batch, err = cons.Fetch(1, jetstream.FetchMaxWait(importFetchWait)); err == nil {
+					for msg := range batch.Messages() {
+						msgs = append(msgs, msg)
+					}
+				}
+			}
+		}
 		if err != nil {
 			m.log.Debug().Err(err).Msg("fleet: import fetch")
 			cons = nil
 			m.sleep(ctx, 250*time.Millisecond)
 			continue
-		}
-		var msgs []jetstream.Msg
-		for msg := range batch.Messages() {
-			msgs = append(msgs, msg)
 		}
 		if len(msgs) > 0 {
 			m.importBatch(ctx, msgs)
