@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,9 @@ type Conn struct {
 	up   atomic.Bool
 	// ready is set once the stream and the buckets exist (ensure).
 	ready atomic.Bool
+
+	mu      sync.Mutex
+	buckets map[string]jetstream.KeyValue
 }
 
 // Dial connects to the broker named by o.URL. With retry set, a broker
@@ -47,7 +51,7 @@ func Dial(o Options, name string, retry bool, log zerolog.Logger) (*Conn, error)
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Conn{opts: o, log: log}
+	c := &Conn{opts: o, log: log, buckets: map[string]jetstream.KeyValue{}}
 	nopts := []nats.Option{
 		nats.Name(name),
 		nats.MaxReconnects(-1),
@@ -150,6 +154,7 @@ func (c *Conn) Ensure(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("fleet: stream %s: %w", StreamName, err)
 	}
+	c.log.Info().Str("stream", StreamName).Int("replicas", o.Replicas).Msg("fleet: stream ready")
 	for _, kv := range []jetstream.KeyValueConfig{
 		{Bucket: HomesBucket, Description: "the host each lane is homed on", Replicas: o.Replicas, Storage: jetstream.FileStorage},
 		{Bucket: BeaconsBucket, Description: "each host's last beacon, with a per-message TTL", Replicas: o.Replicas,
@@ -164,15 +169,28 @@ func (c *Conn) Ensure(ctx context.Context) error {
 	return nil
 }
 
-// KV opens a bucket.
+// KV opens a bucket (once: the handle is kept). A bucket that is not
+// found makes the member set the stream and buckets up again.
 func (c *Conn) KV(ctx context.Context, bucket string) (jetstream.KeyValue, error) {
 	if !c.Up() {
 		return nil, ErrUnreachable
 	}
+	c.mu.Lock()
+	kv := c.buckets[bucket]
+	c.mu.Unlock()
+	if kv != nil {
+		return kv, nil
+	}
 	kv, err := c.js.KeyValue(ctx, bucket)
 	if err != nil {
-		return nil, fmt.Errorf("fleet: bucket %s: %w", bucket, err)
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			c.ready.Store(false)
+		}
+		return nil, fmt.Errorf("%w: bucket %s: %v", ErrUnreachable, bucket, err)
 	}
+	c.mu.Lock()
+	c.buckets[bucket] = kv
+	c.mu.Unlock()
 	return kv, nil
 }
 
