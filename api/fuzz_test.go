@@ -51,7 +51,7 @@ func newFuzzTarget(f *testing.F) *fuzzTarget {
 	if err != nil {
 		f.Fatal(err)
 	}
-	svc, intents, err := wakes.Open(db, wakes.Options{Policies: ob.DefaultPolicies(), Clock: clock.Real{}, Logger: zerolog.Nop()})
+	svc, muts, err := wakes.Open(db, wakes.Options{Policies: ob.DefaultPolicies(), Clock: clock.Real{}, Logger: zerolog.Nop()})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func newFuzzTarget(f *testing.F) *fuzzTarget {
 	}
 	eng.Register(api.ReminderKind, func(context.Context, scheduler.Firing) scheduler.Outcome { return scheduler.Succeeded() })
 	eng.Register(ob.RedeliverKind, svc.Handler())
-	if err := wakes.ApplyIntents(eng, now, intents); err != nil {
+	if err := eng.ApplyAll(now, muts...); err != nil {
 		f.Fatal(err)
 	}
 	runner := scheduler.Start(eng, clock.Real{})

@@ -45,7 +45,7 @@ func startDaemon(t *testing.T) *daemon {
 		p.MaxBody = 1024
 		pol[c] = p
 	}
-	svc, intents, err := wakes.Open(db, wakes.Options{Policies: pol, Clock: clock.Real{}, Logger: zerolog.Nop()})
+	svc, muts, err := wakes.Open(db, wakes.Options{Policies: pol, Clock: clock.Real{}, Logger: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func startDaemon(t *testing.T) *daemon {
 		t.Fatal(err)
 	}
 	eng.Register(ob.RedeliverKind, svc.Handler())
-	if err := wakes.ApplyIntents(eng, now, intents); err != nil {
+	if err := eng.ApplyAll(now, muts...); err != nil {
 		t.Fatal(err)
 	}
 	runner := scheduler.Start(eng, clock.Real{})

@@ -160,7 +160,10 @@ func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, e
 		m.Op, m.Window, m.Cap = scheduler.OpExtend, d, d
 		if req.Cap != "" {
 			c, err := time.ParseDuration(req.Cap)
-			if err != nil || c < d {
+			if err == nil {
+				err = deadlines.CheckWindow(d, c)
+			}
+			if err != nil {
 				return m, 0, badf("reminder %q: cap=%q must be a duration at least the window %s", req.Name, req.Cap, d)
 			}
 			m.Cap = c
@@ -169,14 +172,11 @@ func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, e
 	return m, in, nil
 }
 
+// validName checks a reminder's name: one segment of its key
+// (deadlines.CheckName).
 func validName(name string) error {
-	if name == "" || len(name) > maxNameLen {
-		return badf("reminder name %q: want 1..%d characters", name, maxNameLen)
-	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f {
-			return badf("reminder name %q contains a control character", name)
-		}
+	if err := deadlines.CheckName("reminder name", name, maxNameLen); err != nil {
+		return badRequest{err.Error()}
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func TestMalformedRequestsGetAClearJSONError(t *testing.T) {
 		{"bad duration", "POST", "/v1/reminders", `{"name": "a", "in": "soon"}`, 400, `in="soon" is not a non-negative duration`},
 		{"bad time", "POST", "/v1/reminders", `{"name": "a", "at": "tomorrow"}`, 400, `at="tomorrow" is not an RFC 3339 time`},
 		{"cap below window", "POST", "/v1/reminders", `{"name": "a", "window": "5s", "cap": "1s"}`, 400, "must be a duration at least the window"},
-		{"empty name", "POST", "/v1/reminders", `{"name": "", "in": "1s"}`, 400, "want 1..200 characters"},
+		{"empty name", "POST", "/v1/reminders", `{"name": "", "in": "1s"}`, 400, "want 1..200 bytes"},
 		{"control character", "POST", "/v1/reminders", `{"name": "a\u0007", "in": "1s"}`, 400, "control character"},
 		{"bad limit", "GET", "/v1/alerts?limit=lots", "", 400, `limit="lots": want an integer`},
 		{"too large", "POST", "/v1/reminders", `{"name": "a", "in": "1s", "message": "` + strings.Repeat("x", api.MaxRequestBytes) + `"}`, 413, "exceeds"},

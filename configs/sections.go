@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -199,10 +200,10 @@ func rootOf(item any, env lookup) (Root, string) {
 			}
 		}
 	}
-	if r.BurstCap > 0 && r.BurstSilence > 0 && r.BurstCap < r.BurstSilence {
+	if r.BurstCap > 0 && r.BurstSilence > 0 && deadlines.CheckWindow(r.BurstSilence, r.BurstCap) != nil {
 		return r, "burst_cap must be at least burst_silence"
 	}
-	if r.ReconcileCap > 0 && r.ReconcileQuiet > 0 && r.ReconcileCap < r.ReconcileQuiet {
+	if r.ReconcileCap > 0 && r.ReconcileQuiet > 0 && deadlines.CheckWindow(r.ReconcileQuiet, r.ReconcileCap) != nil {
 		return r, "reconcile_cap must be at least reconcile_quiet"
 	}
 	if r.Path == "" || r.Path == "." {

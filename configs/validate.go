@@ -3,6 +3,7 @@ package configs
 import (
 	"errors"
 	"fmt"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"net"
 	"net/netip"
 	"path/filepath"
@@ -153,8 +154,8 @@ type rule struct {
 
 var rules = []rule{
 	notBelow("engine.retry_cap", "engine.retry_base"),
-	notBelow("detect.burst_cap", "detect.burst_silence"),
-	notBelow("detect.reconcile_cap", "detect.reconcile_quiet"),
+	windowCap("detect.burst_cap", "detect.burst_silence"),
+	windowCap("detect.reconcile_cap", "detect.reconcile_quiet"),
 	notAbove("obligations.human.cadence", "obligations.human.slo"),
 	notAbove("obligations.peer.cadence", "obligations.peer.slo"),
 	notAbove("obligations.digest.cadence", "obligations.digest.slo"),
@@ -173,6 +174,19 @@ func notBelow(key, other string) rule {
 		check: func(c *Config) string {
 			if limit := durationAt(c, other); durationAt(c, key) < limit {
 				return "must be >= " + other + " (" + formatDuration(limit) + ")"
+			}
+			return ""
+		}}
+}
+
+// windowCap requires the cap at key to be at least the window at window:
+// the deadlines rule of a sliding window (deadlines.CheckWindow).
+func windowCap(key, window string) rule {
+	return rule{key: key, deps: []string{window}, doc: ">= " + window,
+		check: func(c *Config) string {
+			w := durationAt(c, window)
+			if w > 0 && deadlines.CheckWindow(w, durationAt(c, key)) != nil {
+				return "must be >= " + window + " (" + formatDuration(w) + ")"
 			}
 			return ""
 		}}

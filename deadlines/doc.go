@@ -14,6 +14,17 @@
 //   - Reset(d): set unconditionally (reload, reschedule, re-timing).
 //   - Cancel(key): remove; reports whether it was pending.
 //
+// Every owner of keys hands the engine these four as one vocabulary, the
+// Mutation (mutation.go): Validate checks it, Wheel.Apply applies it and
+// says what changed. The rules that callers check before they build one
+// live here too (rules.go): CheckKey (1..MaxKeyLen bytes of UTF-8, no
+// control characters), CheckName (a caller's name as one key segment: a
+// lease, a reminder, a root's path; not "." or ".."), CheckWindow (a
+// positive window, a cap at least the window) and CapOf (that rule applied
+// to merged settings). And the re-timing rule (retime.go): when an owner's
+// Timetable says a window or cap got shorter, Retime pulls a pending
+// deadline in to now+window or Since+cap, never later.
+//
 // A deadline is due at its due tick: At rounded up to a multiple of the base
 // tick. Advance(now) returns every deadline whose due tick is <= now, in
 // (At, Key) order, and removes them. So a deadline never fires early, and

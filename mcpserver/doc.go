@@ -25,10 +25,12 @@
 //     message that says what to do; a tool handler never panics the
 //     process and never returns a protocol error for them;
 //   - path segments taken from arguments (lane, lease and reminder names)
-//     are checked and escaped, so an argument cannot reach another route.
+//     are checked by the key-segment rule of deadlines (CheckName) and
+//     escaped, so an argument cannot reach another route.
 //
 // Imports: the api package (its client and request types), the pure
-// obligations package (the locator type), the go-sdk's mcp and
+// obligations package (the locator type), the pure deadlines package (the
+// name rule), the go-sdk's mcp and
 // jsonschema packages, and the standard library. Never viper, zerolog or a
 // store: configuration and logging belong to cmd/.
 package mcpserver

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/deadlines"
 )
 
 // Caller sends one request to the daemon's socket API and decodes its JSON
@@ -75,21 +76,18 @@ func (t tools) call(ctx context.Context, tool, method, path string, body, out an
 // or a reminder name) and escapes it. It refuses what could address
 // another route once the path is cleaned.
 func segment(what, v string) (string, error) {
-	switch {
-	case v == "":
+	if v == "" {
 		return "", fmt.Errorf("%s is required", what)
-	case v == "." || v == "..":
-		return "", fmt.Errorf("%s %q is not a name", what, v)
-	case len(v) > 256:
-		return "", fmt.Errorf("%s is %d bytes; at most 256", what, len(v))
 	}
-	for _, r := range v {
-		if r < 0x20 || r == 0x7f {
-			return "", fmt.Errorf("%s %q contains a control character", what, v)
-		}
+	if err := deadlines.CheckName(what, v, maxSegment); err != nil {
+		return "", err
 	}
 	return url.PathEscape(v), nil
 }
+
+// maxSegment bounds a name taken from an argument: the longest the daemon
+// accepts (a lease name).
+const maxSegment = 256
 
 // addTool adds a tool whose handler cannot take the process down: a panic
 // becomes the tool's error result. The go-sdk does not recover handler

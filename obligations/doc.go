@@ -4,7 +4,7 @@
 //
 // Like a raft state machine, it takes inputs and returns effects. Every
 // change is a method of State that takes now and returns Effects: records
-// to persist, deadline intents for the runner's wheel, wakes to deliver,
+// to persist, deadline mutations for the runner's wheel, wakes to deliver,
 // and ledger entries. The daemon does all the I/O.
 //
 //	Post(o, now)            a new obligation; wakes its lane with a new wake id

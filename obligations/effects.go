@@ -1,7 +1,6 @@
 package obligations
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -30,44 +29,6 @@ func ParseRedeliverKey(key string) (lane string, c Class, ok bool) {
 	return lane, Class(cls), true
 }
 
-// Op is what the runner does with a deadline intent.
-type Op uint8
-
-const (
-	// OpPush: wheel.Push(key, kind, at, nil): fire no later than At.
-	OpPush Op = iota + 1
-	// OpReset: wheel.Reset(deadline): set At unconditionally.
-	OpReset
-	// OpCancel: wheel.Cancel(key).
-	OpCancel
-)
-
-func (o Op) String() string {
-	switch o {
-	case OpPush:
-		return "push"
-	case OpReset:
-		return "reset"
-	case OpCancel:
-		return "cancel"
-	}
-	return fmt.Sprintf("op(%d)", uint8(o))
-}
-
-// Intent is a change the runner applies to its wheel (and persists with
-// it). Only Key is meaningful for OpCancel.
-type Intent struct {
-	Op       Op
-	Deadline deadlines.Deadline
-}
-
-func (i Intent) String() string {
-	if i.Op == OpCancel {
-		return "cancel " + i.Deadline.Key
-	}
-	return fmt.Sprintf("%s %s at %s", i.Op, i.Deadline.Key, i.Deadline.At.UTC().Format(time.RFC3339Nano))
-}
-
 // WakeReason says why a wake was emitted.
 type WakeReason string
 
@@ -94,7 +55,8 @@ type Wake struct {
 //
 //  1. persist Records (with fsync when Sync is set) — before acknowledging
 //     the call to its client and before anything below;
-//  2. apply Deadlines to the wheel;
+//  2. apply Deadlines (mutations of the redeliver/ keys) to the wheel, in
+//     order;
 //  3. deliver Wakes to the lane's waiters;
 //  4. append Ledger entries to the ledger.
 //
@@ -102,7 +64,7 @@ type Wake struct {
 type Effects struct {
 	Records   []Record
 	Sync      bool
-	Deadlines []Intent
+	Deadlines []deadlines.Mutation
 	Wakes     []Wake
 	Ledger    []Entry
 }
@@ -122,19 +84,13 @@ func (e *Effects) Merge(o Effects) {
 }
 
 func (e *Effects) reset(lane string, c Class, at time.Time) {
-	e.Deadlines = append(e.Deadlines, Intent{Op: OpReset, Deadline: deadlines.Deadline{
-		Key: RedeliverKey(lane, c), Kind: RedeliverKind, At: at,
-	}})
+	e.Deadlines = append(e.Deadlines, deadlines.Mutation{Op: deadlines.OpReset, Key: RedeliverKey(lane, c), Kind: RedeliverKind, At: at})
 }
 
 func (e *Effects) push(lane string, c Class, at time.Time) {
-	e.Deadlines = append(e.Deadlines, Intent{Op: OpPush, Deadline: deadlines.Deadline{
-		Key: RedeliverKey(lane, c), Kind: RedeliverKind, At: at,
-	}})
+	e.Deadlines = append(e.Deadlines, deadlines.Mutation{Op: deadlines.OpPush, Key: RedeliverKey(lane, c), Kind: RedeliverKind, At: at})
 }
 
 func (e *Effects) cancel(lane string, c Class) {
-	e.Deadlines = append(e.Deadlines, Intent{Op: OpCancel, Deadline: deadlines.Deadline{
-		Key: RedeliverKey(lane, c), Kind: RedeliverKind,
-	}})
+	e.Deadlines = append(e.Deadlines, deadlines.Mutation{Op: deadlines.OpCancel, Key: RedeliverKey(lane, c)})
 }

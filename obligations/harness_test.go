@@ -13,7 +13,7 @@ import (
 )
 
 // harness plays the runner under a fake clock: it persists Effects.Records
-// (encoded, by key, as a store would), applies deadline intents to a real
+// (encoded, by key, as a store would), applies deadline mutations to a real
 // deadlines.Wheel, collects the ledger, and hands wakes to an observer. Time
 // moves only through advance, which steps the wheel to Next().
 type harness struct {
@@ -47,16 +47,9 @@ func (h *harness) apply(eff ob.Effects) {
 	for _, r := range eff.Records {
 		h.store[r.Key()] = ob.Encode(r)
 	}
-	for _, in := range eff.Deadlines {
-		switch in.Op {
-		case ob.OpPush:
-			h.wheel.Push(in.Deadline.Key, in.Deadline.Kind, in.Deadline.At, in.Deadline.Payload)
-		case ob.OpReset:
-			h.wheel.Reset(in.Deadline)
-		case ob.OpCancel:
-			h.wheel.Cancel(in.Deadline.Key)
-		default:
-			h.t.Fatalf("unknown intent %v", in)
+	for _, m := range eff.Deadlines {
+		if _, err := h.wheel.Apply(h.now, m); err != nil {
+			h.t.Fatalf("%s: %v", m, err)
 		}
 	}
 	h.ledger = append(h.ledger, eff.Ledger...)
@@ -181,11 +174,11 @@ func (h *harness) describe(b *strings.Builder, eff ob.Effects) {
 			fmt.Fprintf(b, "  persist%s: checkpoint %s consumed=%d head=%d\n", sync, r.Checkpoint.Lane, r.Checkpoint.Consumed, r.Checkpoint.Head)
 		}
 	}
-	for _, in := range eff.Deadlines {
-		if in.Op == ob.OpCancel {
-			fmt.Fprintf(b, "  cancel %s\n", in.Deadline.Key)
+	for _, m := range eff.Deadlines {
+		if m.Op == deadlines.OpCancel {
+			fmt.Fprintf(b, "  cancel %s\n", m.Key)
 		} else {
-			fmt.Fprintf(b, "  %s %s at %s\n", in.Op, in.Deadline.Key, h.clock(in.Deadline.At))
+			fmt.Fprintf(b, "  %s %s at %s\n", m.Op, m.Key, h.clock(m.At))
 		}
 	}
 	for _, w := range eff.Wakes {

@@ -8,7 +8,7 @@ import (
 )
 
 // Restore rebuilds a State from persisted records (in any order) at
-// startup. It returns the deadline intents that re-derive the fallback
+// startup. It returns the deadline mutations that re-derive the fallback
 // re-wakes, for a runner that lost some of its persisted deadlines: for
 // every lane and class with unconsumed obligations, a push ("no later
 // than", so a reloaded earlier deadline is kept) of redeliver/<lane>/<class>

@@ -75,7 +75,7 @@ func TestFire(t *testing.T) {
 	if len(eff.Wakes) != 1 || eff.Wakes[0] != want {
 		t.Fatalf("wakes %+v, want %+v (the wake id is kept)", eff.Wakes, want)
 	}
-	if len(eff.Deadlines) != 1 || eff.Deadlines[0].Deadline.At != at.Add(5*time.Minute) {
+	if len(eff.Deadlines) != 1 || eff.Deadlines[0].At != at.Add(5*time.Minute) {
 		t.Fatalf("deadlines %v", eff.Deadlines)
 	}
 
@@ -210,7 +210,7 @@ func TestRestoreRederivesDeadlines(t *testing.T) {
 	eff, _ = s.Ack("b", 1, "", t0)
 	recs = append(recs, eff.Records...)
 
-	intents := func(eff ob.Effects) string {
+	mutations := func(eff ob.Effects) string {
 		var got []string
 		for _, d := range eff.Deadlines {
 			got = append(got, d.String())
@@ -223,7 +223,7 @@ func TestRestoreRederivesDeadlines(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "push redeliver/a/human at 2026-01-05T09:07:00Z; push redeliver/a/peer at 2026-01-05T09:12:00Z"
-	if got := intents(eff); got != want || len(eff.Wakes) != 0 {
+	if got := mutations(eff); got != want || len(eff.Wakes) != 0 {
 		t.Fatalf("restore effects:\n got %s\nwant %s", got, want)
 	}
 	// Long after: the SLO since posting has passed, so at once.
@@ -233,7 +233,7 @@ func TestRestoreRederivesDeadlines(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = "push redeliver/a/human at 2026-01-05T10:00:00Z; push redeliver/a/peer at 2026-01-05T10:00:00Z"
-	if got := intents(eff); got != want {
+	if got := mutations(eff); got != want {
 		t.Fatalf("restore effects:\n got %s\nwant %s", got, want)
 	}
 	if st, _ := r.Lane("b"); st.Consumed != 1 || st.Received != 1 || st.Head != 1 {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/scheduler"
@@ -24,10 +23,9 @@ import (
 
 // Lease bounds.
 const (
-	MinLeaseTTL    = time.Second
-	MaxLeaseTTL    = 24 * time.Hour
-	MaxLeaseName   = 256
-	leaseNameLimit = "1..256 bytes of UTF-8 without control characters"
+	MinLeaseTTL  = time.Second
+	MaxLeaseTTL  = 24 * time.Hour
+	MaxLeaseName = 256 // bytes; a name is a key segment (deadlines.CheckName)
 )
 
 // Lease is a live lease.
@@ -53,9 +51,8 @@ func leaseFromDeadline(d deadlines.Deadline) Lease {
 }
 
 func checkLease(name string, ttl time.Duration, needTTL bool) error {
-	if name == "" || len(name) > MaxLeaseName || !utf8.ValidString(name) ||
-		strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("%w: name %q: want %s", ErrBadLease, name, leaseNameLimit)
+	if err := deadlines.CheckName("name", name, MaxLeaseName); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadLease, err)
 	}
 	if needTTL && (ttl < MinLeaseTTL || ttl > MaxLeaseTTL) {
 		return fmt.Errorf("%w: ttl %s: want %s..%s", ErrBadLease, ttl, MinLeaseTTL, MaxLeaseTTL)

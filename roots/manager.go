@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/detectors"
 	"github.com/wakewheel/wakewheel/internal/clock"
 	"github.com/wakewheel/wakewheel/scheduler"
@@ -73,8 +74,8 @@ func (o Options) withDefaults() Options {
 	def(&o.CommandTimeout, 10*time.Minute)
 	def(&o.ResumeDelay, 200*time.Millisecond)
 	def(&o.PollInterval, o.BurstCap)
-	o.BurstCap = max(o.BurstCap, o.BurstSilence)
-	o.ReconcileCap = max(o.ReconcileCap, o.ReconcileQuiet)
+	o.BurstCap = deadlines.CapOf(o.BurstSilence, o.BurstCap)
+	o.ReconcileCap = deadlines.CapOf(o.ReconcileQuiet, o.ReconcileCap)
 	if o.DrainBudget <= 0 {
 		o.DrainBudget = 32
 	}

@@ -8,9 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/wakewheel/wakewheel/scheduler"
+	"github.com/wakewheel/wakewheel/deadlines"
 )
 
 // Store namespaces (store.DB generic records, "n/<ns>/<key>").
@@ -143,11 +142,8 @@ func CleanPath(p string) (string, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	if !utf8.ValidString(abs) || strings.ContainsFunc(abs, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return "", fmt.Errorf("%w: %q: a root's path must be UTF-8 without control characters (paths inside it may be anything)", ErrBadPath, abs)
-	}
-	if len(abs)+len(KindReconcile) > scheduler.MaxKeyLen {
-		return "", fmt.Errorf("%w: %d bytes is too long", ErrBadPath, len(abs))
+	if err := deadlines.CheckName("a root's path", abs, deadlines.MaxKeyLen-len(KindReconcile)); err != nil {
+		return "", fmt.Errorf("%w: %v: it is part of the root's deadline keys (paths inside it may be anything)", ErrBadPath, err)
 	}
 	return abs, nil
 }

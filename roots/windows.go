@@ -1,6 +1,10 @@
 package roots
 
-import "time"
+import (
+	"time"
+
+	"github.com/wakewheel/wakewheel/deadlines"
+)
 
 // Windows are a root's own timing: the config file's per-root keys. A zero
 // field takes the manager's Options (the detect.* settings), so a root
@@ -32,7 +36,7 @@ func (m *Manager) windows(r *root) Windows {
 	if w.DrainBudget <= 0 {
 		w.DrainBudget = m.opts.DrainBudget
 	}
-	w.BurstCap = max(w.BurstCap, w.BurstSilence)
-	w.ReconcileCap = max(w.ReconcileCap, w.ReconcileQuiet)
+	w.BurstCap = deadlines.CapOf(w.BurstSilence, w.BurstCap)
+	w.ReconcileCap = deadlines.CapOf(w.ReconcileQuiet, w.ReconcileCap)
 	return w
 }

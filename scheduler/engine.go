@@ -146,36 +146,42 @@ func (e *Engine) Register(kind string, h Handler) { e.handlers[kind] = h }
 // Known reports whether kind has a handler.
 func (e *Engine) Known(kind string) bool { _, ok := e.handlers[kind]; return ok }
 
-// Apply validates and applies one mutation: the wheel first, then the
-// store's write-behind. Durability before acknowledgement is the caller's
-// choice (Store.Sync).
-func (e *Engine) Apply(now time.Time, m Mutation) (Applied, error) {
-	if err := m.validate(e.Known); err != nil {
-		return Applied{}, err
+// Apply validates and applies one mutation: the wheel first (by the rules
+// of deadlines.Wheel.Apply), then the store's write-behind. A push, extend
+// or reset needs a registered kind. Durability before acknowledgement is
+// the caller's choice (Store.Sync).
+func (e *Engine) Apply(now time.Time, m deadlines.Mutation) (deadlines.Applied, error) {
+	if m.Op != deadlines.OpCancel && !e.Known(m.Kind) {
+		if err := deadlines.CheckKey(m.Key); err != nil {
+			return deadlines.Applied{}, err
+		}
+		return deadlines.Applied{}, fmt.Errorf("%w %q", ErrUnknownKind, m.Kind)
 	}
-	var changed bool
-	switch m.Op {
-	case OpPush:
-		changed = e.wheel.Push(m.Key, m.Kind, m.At, m.Payload)
-	case OpExtend:
-		before, had := e.wheel.Get(m.Key)
-		at := e.wheel.Extend(m.Key, m.Kind, now, m.Window, m.Cap)
-		changed = !had || !before.At.Equal(at)
-	case OpReset:
-		e.wheel.Reset(deadlines.Deadline{Key: m.Key, Kind: m.Kind, At: m.At, Since: m.Since, Payload: m.Payload})
-		changed = true
-	case OpCancel:
-		changed = e.wheel.Cancel(m.Key)
-		if changed && !e.queue.Processing(m.Key) {
+	a, err := e.wheel.Apply(now, m)
+	if err != nil || !a.Changed {
+		return a, err
+	}
+	if !a.Pending {
+		if !e.queue.Processing(m.Key) {
 			e.store.DeleteDeadline(m.Key)
 		}
-		return Applied{Changed: changed}, nil
+		return a, nil
 	}
 	d, _ := e.wheel.Get(m.Key)
-	if changed {
-		e.store.PutDeadline(d)
+	e.store.PutDeadline(d)
+	return a, nil
+}
+
+// ApplyAll applies muts in order, going on past a failed one, and returns
+// every failure joined (each naming its mutation).
+func (e *Engine) ApplyAll(now time.Time, muts ...deadlines.Mutation) error {
+	var errs []error
+	for _, m := range muts {
+		if _, err := e.Apply(now, m); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", m, err))
+		}
 	}
-	return Applied{Changed: changed, Pending: true, At: d.At}, nil
+	return errors.Join(errs...)
 }
 
 // Get returns the pending deadline of key.

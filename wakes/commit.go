@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wakewheel/wakewheel/deadlines"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
@@ -17,11 +18,11 @@ const MaxBatch = 1024
 
 // item is one call's effects in the pipeline, and its caller's ticket.
 type item struct {
-	ops     []store.Op
-	sync    bool
-	intents []ob.Intent
-	wakes   []ob.Wake
-	done    chan error // buffered: the pipeline never blocks on a caller
+	ops   []store.Op
+	sync  bool
+	muts  []deadlines.Mutation
+	wakes []ob.Wake
+	done  chan error // buffered: the pipeline never blocks on a caller
 }
 
 // wait blocks until the item's effects are done (durable, applied,
@@ -42,7 +43,7 @@ func (it *item) wait(ctx context.Context) error {
 // mutex, so queue order is the order in which the state changed; one
 // goroutine takes everything queued (up to MaxBatch) and does it as one
 // unit: a single store write (fsynced if any item needs it), then the
-// deadline intents in order through the runner, then the wakes. While it
+// deadline mutations in order through the runner, then the wakes. While it
 // works, new items queue up and form the next batch: concurrent callers
 // share an fsync without ever reordering.
 type pipeline struct {
@@ -140,15 +141,15 @@ func (p *pipeline) run() {
 	}
 }
 
-// commit does one batch: write, intents, wakes, answers.
+// commit does one batch: write, deadline mutations, wakes, answers.
 func (p *pipeline) commit(batch []*item) {
 	var ops []store.Op
-	var intents []ob.Intent
+	var muts []deadlines.Mutation
 	var wakes []ob.Wake
 	sync := false
 	for _, it := range batch {
 		ops = append(ops, it.ops...)
-		intents = append(intents, it.intents...)
+		muts = append(muts, it.muts...)
 		wakes = append(wakes, it.wakes...)
 		sync = sync || (it.sync && len(it.ops) > 0)
 	}
@@ -158,8 +159,8 @@ func (p *pipeline) commit(batch []*item) {
 			return
 		}
 	}
-	if len(intents) > 0 {
-		p.apply(intents)
+	if len(muts) > 0 {
+		p.apply(muts)
 	}
 	if len(wakes) > 0 {
 		p.s.deliver(wakes)
@@ -169,19 +170,19 @@ func (p *pipeline) commit(batch []*item) {
 	}
 }
 
-// apply hands intents to the runner once it is attached. A failure is
-// logged: the records are durable, and Restore derives the fallback
-// deadlines again at the next start.
-func (p *pipeline) apply(intents []ob.Intent) {
+// apply hands the deadline mutations to the runner once it is attached. A
+// failure is logged: the records are durable, and Restore derives the
+// fallback deadlines again at the next start.
+func (p *pipeline) apply(muts []deadlines.Mutation) {
 	r := p.s.attachedRunner(p.closing)
 	if r == nil {
-		p.s.log.Warn().Int("intents", len(intents)).Msg("no runner to apply redeliver deadlines; they are derived again at the next start")
+		p.s.log.Warn().Int("mutations", len(muts)).Msg("no runner to apply redeliver deadlines; they are derived again at the next start")
 		return
 	}
 	var applyErr error
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := r.Do(ctx, func(e *scheduler.Engine, now time.Time) { applyErr = ApplyIntents(e, now, intents) })
+	err := r.Do(ctx, func(e *scheduler.Engine, now time.Time) { applyErr = e.ApplyAll(now, muts...) })
 	if err = errors.Join(err, applyErr); err != nil {
 		p.s.log.Error().Err(err).Msg("applying redeliver deadlines failed; they are derived again at the next start")
 	}
@@ -211,13 +212,13 @@ func (s *Service) recoverFrom(werr error, batch []*item) {
 	err := fmt.Errorf("%w: %v; nothing of this call was stored, retry it", ErrStore, werr)
 	s.mu.Lock()
 	rest := s.pipe.takeAll()
-	st, intents, next, lerr := s.load()
+	st, muts, next, lerr := s.load()
 	if lerr != nil {
 		s.broken = fmt.Errorf("%w: %v; reloading the state failed too (%v): restart the daemon", ErrStore, werr, lerr)
 	} else {
 		s.st, s.ledger = st, next
-		if len(intents) > 0 { // re-derive the fallback re-wakes, in order
-			s.pipe.enqueue(&item{intents: intents, done: make(chan error, 1)})
+		if len(muts) > 0 { // re-derive the fallback re-wakes, in order
+			s.pipe.enqueue(&item{muts: muts, done: make(chan error, 1)})
 		}
 	}
 	s.mu.Unlock()
@@ -225,30 +226,4 @@ func (s *Service) recoverFrom(werr error, batch []*item) {
 	for _, it := range append(batch, rest...) {
 		it.done <- err
 	}
-}
-
-// ApplyIntents applies deadline intents to the engine, in order. The
-// pipeline calls it on the runner's loop; the daemon calls it before the
-// runner starts with the intents Open returned.
-func ApplyIntents(e *scheduler.Engine, now time.Time, intents []ob.Intent) error {
-	var errs []error
-	for _, in := range intents {
-		d := in.Deadline
-		m := scheduler.Mutation{Key: d.Key, Kind: d.Kind, At: d.At, Payload: d.Payload}
-		switch in.Op {
-		case ob.OpPush:
-			m.Op = scheduler.OpPush
-		case ob.OpReset:
-			m.Op = scheduler.OpReset
-		case ob.OpCancel:
-			m.Op = scheduler.OpCancel
-		default:
-			errs = append(errs, fmt.Errorf("wakes: unknown intent %v", in.Op))
-			continue
-		}
-		if _, err := e.Apply(now, m); err != nil {
-			errs = append(errs, fmt.Errorf("wakes: %s: %w", in, err))
-		}
-	}
-	return errors.Join(errs...)
 }

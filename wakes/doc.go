@@ -7,7 +7,7 @@
 //     mutex, computes its Effects, and hands them to an ordered commit
 //     pipeline (commit.go), then waits outside the mutex for the
 //     pipeline to finish them: records and ledger entries are written as
-//     one store batch (fsynced when Effects.Sync), deadline intents are
+//     one store batch (fsynced when Effects.Sync), deadline mutations are
 //     applied through the runner, wakes are handed to long-poll waiters
 //     (waiters.go) and to the lane's wake hook (hook.go). Only then does
 //     the caller get its answer.

@@ -54,7 +54,7 @@ func (r *rig) start() *rig {
 	if r.wrap != nil {
 		st = r.wrap(db)
 	}
-	svc, intents, err := Open(st, r.opts)
+	svc, muts, err := Open(st, r.opts)
 	if err != nil {
 		db.Close()
 		r.t.Fatal(err)
@@ -65,7 +65,7 @@ func (r *rig) start() *rig {
 		r.t.Fatal(err)
 	}
 	eng.Register(ob.RedeliverKind, svc.Handler())
-	if err := ApplyIntents(eng, now, intents); err != nil {
+	if err := eng.ApplyAll(now, muts...); err != nil {
 		r.t.Fatal(err)
 	}
 	r.db, r.svc = db, svc

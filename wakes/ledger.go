@@ -51,7 +51,7 @@ func loadLedgerNext(db Store) (uint64, error) {
 // itemOf turns effects into a pipeline item: records and ledger entries as
 // one batch of store ops. The caller holds mu (it numbers ledger entries).
 func (s *Service) itemOf(eff ob.Effects) *item {
-	it := &item{sync: eff.Sync, intents: eff.Deadlines, wakes: eff.Wakes, done: make(chan error, 1)}
+	it := &item{sync: eff.Sync, muts: eff.Deadlines, wakes: eff.Wakes, done: make(chan error, 1)}
 	for _, r := range eff.Records {
 		it.ops = append(it.ops, store.PutOp(RecordNS, r.Key(), ob.Encode(r)))
 	}

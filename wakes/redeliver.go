@@ -19,7 +19,7 @@ import (
 // after the next start.
 func (s *Service) Handler() scheduler.Handler {
 	return func(ctx context.Context, f scheduler.Firing) scheduler.Outcome {
-		// Fire's intents go through the runner: wait until it is attached.
+		// Fire's deadline mutations go through the runner: wait until it is attached.
 		if s.attachedRunner(ctx.Done()) == nil {
 			return scheduler.RetryLater(ctx.Err())
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/internal/clock"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
@@ -91,10 +92,10 @@ type Service struct {
 }
 
 // Open restores the service from the store and starts its commit
-// pipeline. It returns the deadline intents that re-derive the fallback
-// re-wakes; apply them (ApplyIntents) to the engine before the runner
-// starts. Call Attach once the runner runs, and Close at shutdown.
-func Open(db Store, opts Options) (*Service, []ob.Intent, error) {
+// pipeline. It returns the deadline mutations that re-derive the fallback
+// re-wakes; apply them (Engine.ApplyAll) before the runner starts. Call
+// Attach once the runner runs, and Close at shutdown.
+func Open(db Store, opts Options) (*Service, []deadlines.Mutation, error) {
 	if opts.Clock == nil {
 		return nil, nil, errors.New("wakes: Options.Clock is required")
 	}
@@ -102,7 +103,7 @@ func Open(db Store, opts Options) (*Service, []ob.Intent, error) {
 		opts.HookTimeout = DefaultHookTimeout
 	}
 	s := &Service{opts: opts, log: opts.Logger, db: db, clock: opts.Clock, attached: make(chan struct{})}
-	st, intents, next, err := s.load()
+	st, muts, next, err := s.load()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,12 +111,12 @@ func Open(db Store, opts Options) (*Service, []ob.Intent, error) {
 	s.waiters.init()
 	s.hooks = newHooks(opts.Hook, opts.HookTimeout, opts.Clock, s.log, s.failure)
 	s.pipe = newPipeline(s)
-	return s, intents, nil
+	return s, muts, nil
 }
 
 // load reads every record and ledger counter from the store and restores a
 // State at now.
-func (s *Service) load() (*ob.State, []ob.Intent, uint64, error) {
+func (s *Service) load() (*ob.State, []deadlines.Mutation, uint64, error) {
 	var recs []ob.Record
 	err := s.db.Scan(RecordNS, "", func(key string, val []byte) error {
 		r, err := ob.Decode(val)
@@ -140,7 +141,7 @@ func (s *Service) load() (*ob.State, []ob.Intent, uint64, error) {
 }
 
 // Attach hands the service the running runner: from then on the pipeline
-// applies deadline intents through it. Handlers that fire before Attach
+// applies deadline mutations through it. Handlers that fire before Attach
 // wait for it.
 func (s *Service) Attach(r Runner) {
 	s.runnerMu.Lock()
@@ -153,7 +154,7 @@ func (s *Service) Attach(r Runner) {
 
 // Close finishes what is queued, stops the pipeline and the hooks. Calls
 // after Close return ErrClosed. Close is meant to run before the runner
-// stops, so queued intents still reach it.
+// stops, so queued mutations still reach it.
 func (s *Service) Close() {
 	s.mu.Lock()
 	if s.closed {

@@ -80,7 +80,7 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 			log.Info().Str("lane", lane).Msg("wake hook configured")
 		}
 	}
-	svc, intents, err := wakes.Open(d.db, opts)
+	svc, muts, err := wakes.Open(d.db, opts)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 		return err
 	}
 	eng.Register(ob.RedeliverKind, svc.Handler())
-	if err := wakes.ApplyIntents(eng, d.clock.Now(), intents); err != nil {
+	if err := eng.ApplyAll(d.clock.Now(), muts...); err != nil {
 		log.Warn().Err(err).Msg("re-deriving redeliver deadlines")
 	}
 	return nil
