@@ -5,7 +5,7 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
 # The engine packages run under the race detector in `make test`.
-ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./liveness/... ./roots/... ./internal/... ./api/...
+ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./liveness/... ./roots/... ./internal/... ./api/... ./lanerun/...
 
 .PHONY: build run test test-race test-rest fuzz bench lint clean fleet-test
 
@@ -24,7 +24,7 @@ test-race:
 	$(GO) test -race -count=1 -timeout 8m $(ENGINE_PKGS)
 
 test-rest: build
-	$(GO) test -count=1 -timeout 8m $$($(GO) list ./... | grep -v -E '/(deadlines|scheduler|store|obligations|wakes|liveness|roots|internal|api)(/|$$)')
+	$(GO) test -count=1 -timeout 8m $$($(GO) list ./... | grep -v -E '/(deadlines|scheduler|store|obligations|wakes|liveness|roots|internal|api|lanerun)(/|$$)')
 
 ## fuzz: each fuzz target for FUZZ_TIME (the socket API's request decoding,
 ## the MCP tool arguments, the git porcelain parser, the record decoders).

@@ -92,6 +92,8 @@ type Manager struct {
 	runs     map[string]*runLane
 	panes    map[string]*paneLane
 	closed   bool
+	started  bool            // Start has ended what a killed daemon left
+	early    map[string]bool // lanes kicked before Start, kicked again by it
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -154,7 +156,15 @@ func New(opts Options) (*Manager, error) {
 // pane: a run interrupted by a crash runs again.
 func (m *Manager) Start() {
 	m.reapStale()
-	for _, lane := range m.opts.Configured() {
+	m.mu.Lock()
+	m.started = true
+	lanes := m.opts.Configured()
+	for l := range m.early {
+		lanes = append(lanes, l)
+	}
+	m.early = nil
+	m.mu.Unlock()
+	for _, lane := range lanes {
 		m.kick(lane, nil)
 	}
 }
@@ -192,6 +202,13 @@ func (m *Manager) kick(lane string, w *ob.Wake) {
 	if m.closed {
 		return
 	}
+	if !m.started { // a run of a killed daemon may still be going
+		if m.early == nil {
+			m.early = map[string]bool{}
+		}
+		m.early[lane] = true
+		return
+	}
 	if s, ok := m.sessions[lane]; ok && s.Busy(m.opts.Clock.Now()) {
 		return // the session's own Stop hook sees the work
 	}
@@ -201,6 +218,14 @@ func (m *Manager) kick(lane string, w *ob.Wake) {
 	if cfg.Tmux != "" {
 		m.triggerPaneLocked(lane, cfg, w)
 	}
+}
+
+// busy reports whether the lane's session is busy with it now.
+func (m *Manager) busy(lane string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[lane]
+	return ok && s.Busy(m.opts.Clock.Now())
 }
 
 // Report folds a hook's report into the lane's session (persisted) and

@@ -84,6 +84,9 @@ func (m *Manager) prompt(lane string, pl *paneLane, w *ob.Wake) {
 		return
 	}
 	ctx := m.ctx
+	if m.busy(lane) {
+		return
+	}
 	d, err := m.opts.Lanes.Digest(ctx, lane, "")
 	if err != nil || d.Noop {
 		return
@@ -99,7 +102,9 @@ func (m *Manager) prompt(lane string, pl *paneLane, w *ob.Wake) {
 	}
 	m.mu.Unlock()
 
-	if _, err := m.tmux(ctx, "display-message", "-p", "-t", cfg.Tmux, "#{pane_id}"); err != nil {
+	// list-panes resolves the target strictly (display-message would fall
+	// back to the current pane: a prompt must never land in another one).
+	if _, err := m.tmux(ctx, "list-panes", "-t", cfg.Tmux, "-F", "#{pane_id}"); err != nil {
 		m.paneMissing(lane, pl, cfg.Tmux, err)
 		return
 	}

@@ -112,6 +112,9 @@ func (m *Manager) runOnce(lane string, rl *runLane) {
 		return
 	}
 	ctx := m.ctx
+	if m.busy(lane) {
+		return // a session reported since the trigger: its hook has the lane
+	}
 	d, err := m.opts.Lanes.Deliver(ctx, lane, "runner")
 	if err != nil {
 		if ctx.Err() == nil {
@@ -158,6 +161,8 @@ func (m *Manager) runOnce(lane string, rl *runLane) {
 			dir = sess.CWD
 		}
 	}
+	stdin, closeIn := m.stdinFile(lane, input)
+	defer closeIn()
 	logf := m.openLog(lane)
 	fmt.Fprintf(logf, "=== run %d of lane %s, wake %s, head %d, at %s\n", n, lane, d.WakeID, d.Head,
 		m.opts.Clock.Now().UTC().Format(time.RFC3339))
@@ -168,7 +173,7 @@ func (m *Manager) runOnce(lane string, rl *runLane) {
 		Line:      `echo $$ > "$WAKEWHEEL_RUN_FILE"; ` + cfg.Agent,
 		Dir:       dir,
 		Env:       env,
-		Stdin:     bytes.NewReader(input),
+		Stdin:     stdin,
 		Timeout:   cfg.AgentTimeout,
 		OutputCap: runOutputCap,
 		Clock:     m.opts.Clock,
@@ -217,6 +222,23 @@ func digestInput(d ob.Digest, mode string) ([]byte, error) {
 // Instruction tells an agent how to consume what it was handed.
 func Instruction(d ob.Digest) string {
 	return fmt.Sprintf("When you have acted on every message above, run: wakewheel ack --lane %s --upto %d\n", d.Lane, d.Head)
+}
+
+// stdinFile holds a run's input in a file (<Dir>/<lane>.in) the child
+// reads directly: the whole digest is there before the run starts, so a
+// daemon killed mid-run can never hand its agent a truncated digest
+// (which the agent would then ack in full). Without a Dir, a pipe.
+func (m *Manager) stdinFile(lane string, input []byte) (io.Reader, func()) {
+	if m.opts.Dir != "" {
+		path := filepath.Join(m.opts.Dir, lane+".in")
+		if err := os.WriteFile(path, input, 0o600); err == nil {
+			if f, err := os.Open(path); err == nil {
+				return f, func() { f.Close(); os.Remove(path) }
+			}
+		}
+		m.log.Warn().Str("lane", lane).Msg("runner: the digest goes through a pipe (its file could not be written)")
+	}
+	return bytes.NewReader(input), func() {}
 }
 
 // runOutputCap is how much of a run's output (its tail) reaches the log.

@@ -237,6 +237,7 @@ func (a *app) lanesCmd() *cobra.Command {
 				fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%s\n", l.Lane, l.Head, l.Received, l.Consumed, l.Counts.Total(), l.WakeID)
 			}
 			w.Flush()
+			b.WriteString(agentDelivery(cmd.Context(), c))
 			return ls, b.String(), err
 		})
 	cmd.Flags().StringVar(&open, "open", "", "open this lane first")
