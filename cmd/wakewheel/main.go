@@ -57,7 +57,7 @@ func newRoot() *cobra.Command {
 		a.deadlinesCmd(),
 		a.remindCmd(),
 		a.alertsCmd(),
-		a.repairCmd(),
+		a.repairCmd(), a.backupCmd(), a.restoreCmd(),
 		a.obligationsCmds(),
 		a.mcpCmd(),
 		a.configCmd(),
