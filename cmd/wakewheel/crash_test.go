@@ -41,10 +41,10 @@ func TestCrashMixedWorkload(t *testing.T) {
 	count := map[string]int{}
 	var lastSeq uint64
 	for iter := 0; iter < *crashIterations; iter++ {
+		starting := time.Now()
 		d := h.start()
-		restarted := time.Now()
 		c := h.client()
-		lastSeq = checkFires(t, c, lastSeq, restarted, count)
+		lastSeq = checkFires(t, c, lastSeq, starting, count)
 		probe(t, c, fmt.Sprintf("probe-%d", iter))
 
 		stop := make(chan struct{})
@@ -93,16 +93,16 @@ func TestCrashMixedWorkload(t *testing.T) {
 	}
 
 	// Final restart: everything acknowledged must have fired, once.
+	starting := time.Now()
 	d := h.start()
 	defer d.stop(t)
 	c := h.client()
-	restarted := time.Now()
 	var latest time.Time
 	for _, at := range synced {
 		latest = maxT(latest, at)
 	}
 	time.Sleep(time.Until(latest) + 300*time.Millisecond)
-	checkFires(t, c, lastSeq, restarted, count)
+	checkFires(t, c, lastSeq, starting, count)
 
 	lost, twice := 0, 0
 	for key := range synced {
@@ -134,7 +134,12 @@ func TestCrashMixedWorkload(t *testing.T) {
 // checkFires reads the fire records after seq, counts the done ones, and
 // checks that the deadlines that were overdue at the restart fired in due
 // order.
-func checkFires(t *testing.T, c *api.Client, after uint64, restarted time.Time, count map[string]int) uint64 {
+// The catch-up rule is checked on the fires of the new process that were
+// already overdue when it started: those must come in due order. (A fire of
+// the killed process is not catch-up: on a loaded machine a reminder set
+// "in 20ms" can reach the wheel after a later one fired, and rightly fires
+// at once.)
+func checkFires(t *testing.T, c *api.Client, after uint64, starting time.Time, count map[string]int) uint64 {
 	t.Helper()
 	time.Sleep(50 * time.Millisecond)
 	fires, err := c.Fires(context.Background(), after, 100000)
@@ -149,7 +154,7 @@ func checkFires(t *testing.T, c *api.Client, after uint64, restarted time.Time, 
 		if f.Outcome == "done" {
 			count[f.Key]++
 		}
-		if f.At.Before(restarted) && f.Fired.Before(restarted.Add(time.Second)) {
+		if f.At.Before(starting) && !f.Fired.Before(starting) {
 			if f.At.Before(prev) {
 				t.Errorf("catch-up out of due order: %s due %s after one due %s", f.Key, f.At, prev)
 			}
