@@ -45,6 +45,7 @@ BENCH_COUNT ?= 3
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -timeout 60m ./deadlines/ ./store/ ./scheduler/ ./wakes/ | tee bench.out
 	$(GO) run ./internal/benchratio < bench.out
+	$(GO) test -count=1 -run TestCorruptionClasses -v -timeout 30m ./cmd/wakewheel/ -args -corruption-trials 20 | tee corruption.out
 
 ## fleet-test: the multi-process fleet tests: real broker processes (R3) and
 ## daemons, SIGKILLed; partitions in network namespaces when root. Not part
