@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wakewheel/wakewheel/fleet"
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
 
@@ -286,6 +287,10 @@ var obligationCodes = []struct {
 	{ob.ErrBadField, http.StatusBadRequest, "bad_field"},
 	{ob.ErrAckPastReceived, http.StatusConflict, "ack_past_received"},
 	{ob.ErrBadCheckpoint, http.StatusConflict, "bad_checkpoint"},
+	// A fleet member's routing (a lane homed on another host).
+	{fleet.ErrHomedElsewhere, http.StatusConflict, "lane_homed_elsewhere"},
+	{fleet.ErrOutboxFull, http.StatusServiceUnavailable, "outbox_full"},
+	{fleet.ErrUnreachable, http.StatusServiceUnavailable, "fleet_unreachable"},
 }
 
 // ExitCode is the CLI's exit status for an API error: 2 for a request the

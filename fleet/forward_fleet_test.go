@@ -1,9 +1,10 @@
 //go:build fleet
 
-package fleet
+package fleet_test
 
 import (
 	"fmt"
+	"github.com/wakewheel/wakewheel/fleet"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -144,16 +145,16 @@ func TestFleetForwardThroughStreamLeaderKill(t *testing.T) {
 				lane := lanes[i%len(lanes)]
 				t0 := time.Now()
 				res, err := d.client.Post(ctxFor(t, 90*time.Second), api.PostRequest{Lane: lane, Class: "human", ID: id,
-					Body: fmt.Sprintf("post %d from %s", i, d.host), Wait: Forwarded})
+					Body: fmt.Sprintf("post %d from %s", i, d.host), Wait: fleet.Forwarded})
 				el := time.Since(t0)
 				mu.Lock()
 				switch {
 				case err != nil:
 					failed.Add(1)
 					t.Logf("post %s: %v", id, err)
-				case res.Route == Forwarded:
+				case res.Route == fleet.Forwarded:
 					answered[id] = lane
-				case res.Route == Queued:
+				case res.Route == fleet.Queued:
 					queuedOnly.Add(1)
 					answered[id] = lane // durable in the outbox: it must arrive too
 				default:
@@ -171,7 +172,7 @@ func TestFleetForwardThroughStreamLeaderKill(t *testing.T) {
 	for done.Load() < total/5 {
 		time.Sleep(10 * time.Millisecond)
 	}
-	leader := c.leader(StreamName)
+	leader := c.leader(fleet.StreamName)
 	t.Logf("SIGKILL of stream leader %s after %d posts", leader, done.Load())
 	c.node(leader).kill()
 	time.Sleep(3 * time.Second)
@@ -221,7 +222,7 @@ func TestFleetHomeSIGKILLedDuringImport(t *testing.T) {
 					t.Errorf("post %s: %v", id, err)
 					return
 				}
-				if res.Route != Queued {
+				if res.Route != fleet.Queued {
 					t.Errorf("post %s answered %q", id, res.Route)
 				}
 				mu.Lock()
@@ -263,7 +264,7 @@ func TestFleetAllBrokersDown(t *testing.T) {
 	openLanes(t, a, "inbox")
 	want := map[string]string{}
 	// B learns the home while the broker is up.
-	if res, err := b.client.Post(ctxFor(t, 30*time.Second), api.PostRequest{Lane: "inbox", Class: "human", ID: "before", Body: "x", Wait: Forwarded}); err != nil || res.Route != Forwarded {
+	if res, err := b.client.Post(ctxFor(t, 30*time.Second), api.PostRequest{Lane: "inbox", Class: "human", ID: "before", Body: "x", Wait: fleet.Forwarded}); err != nil || res.Route != fleet.Forwarded {
 		t.Fatalf("first post: %+v %v", res, err)
 	}
 	want["before"] = "inbox"
@@ -303,13 +304,13 @@ func TestFleetAllBrokersDown(t *testing.T) {
 	for i := range 50 {
 		id := fmt.Sprintf("down-%d", i)
 		res, err := b.client.Post(ctxFor(t, 10*time.Second), api.PostRequest{Lane: "inbox", Class: "human", ID: id, Body: "x"})
-		if err != nil || res.Route != Queued {
+		if err != nil || res.Route != fleet.Queued {
 			t.Fatalf("post %s with every broker down: %+v %v", id, res, err)
 		}
 		want[id] = "inbox"
 	}
 	// Local lanes work unchanged on the home.
-	if res, err := a.client.Post(ctxFor(t, 10*time.Second), api.PostRequest{Lane: "inbox", Class: "human", ID: "local", Body: "x"}); err != nil || res.Route != PostedLocal {
+	if res, err := a.client.Post(ctxFor(t, 10*time.Second), api.PostRequest{Lane: "inbox", Class: "human", ID: "local", Body: "x"}); err != nil || res.Route != fleet.PostedLocal {
 		t.Fatalf("local post with every broker down: %+v %v", res, err)
 	}
 	want["local"] = "inbox"

@@ -137,7 +137,7 @@ func member(t *testing.T, opts Options, local Local, dir string, alerts chan<- s
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Start(context.Background()); err != nil {
+	if err := m.Start(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close(); db.Close() })

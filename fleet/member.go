@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/internal/clock"
 	ob "github.com/wakewheel/wakewheel/obligations"
+	"github.com/wakewheel/wakewheel/scheduler"
 )
 
 // Local is the home's obligations service as the fleet uses it;
@@ -39,6 +40,9 @@ type MemberOptions struct {
 	Alert func(code, key, msg string)
 	Clock clock.Clock // required
 	Log   zerolog.Logger
+	// Deliveries, when set, reports the local wakes and no-op wakes by
+	// lane (for the beacon's safety figures).
+	Deliveries func() (wakes, noops map[string]uint64)
 }
 
 // Member is a daemon's part in a fleet: it routes posts to lanes homed
@@ -62,6 +66,10 @@ type Member struct {
 
 	forwarded, imported, terminated, redelivered atomic.Uint64
 	importing                                    atomic.Bool
+	beaconsSent                                  atomic.Uint64
+
+	runner  atomic.Pointer[Runner]
+	beacons chan struct{}
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -82,7 +90,7 @@ func NewMember(opts MemberOptions, local Local, db Store) (*Member, error) {
 		return nil, err
 	}
 	m := &Member{opts: opts, log: opts.Log, conn: conn, local: local, db: db,
-		localLanes: map[string]bool{}, unclaimed: map[string]bool{}}
+		localLanes: map[string]bool{}, unclaimed: map[string]bool{}, beacons: make(chan struct{}, 1)}
 	if m.homes, err = OpenHomes(conn, db, opts.Host); err != nil {
 		conn.Close()
 		return nil, err
@@ -94,8 +102,13 @@ func NewMember(opts MemberOptions, local Local, db Store) (*Member, error) {
 	return m, nil
 }
 
-// Start runs the forwarder, the importer and the beacon until Close.
-func (m *Member) Start(ctx context.Context) error {
+// Register adds the beacon's handler to the engine (before the runner
+// starts).
+func (m *Member) Register(e *scheduler.Engine) { e.Register(BeaconKind, m.BeaconHandler()) }
+
+// Start runs the forwarder, the importer and the beacon until Close; r is
+// the running runner (nil: no beacon).
+func (m *Member) Start(ctx context.Context, r Runner) error {
 	lanes, err := m.local.Lanes(ctx)
 	if err != nil {
 		return err
@@ -107,9 +120,15 @@ func (m *Member) Start(ctx context.Context) error {
 	}
 	m.lanesMu.Unlock()
 	ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	for _, run := range []func(context.Context){m.maintain, m.forward, m.importLoop} {
+	for _, run := range []func(context.Context){m.maintain, m.forward, m.importLoop, m.sendBeacons} {
 		m.wg.Add(1)
 		go func() { defer m.wg.Done(); run(ctx) }()
+	}
+	if r != nil && m.opts.BeaconPeriod > 0 {
+		m.runner.Store(&r)
+		if err := m.armBeacon(ctx, r, 0); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -30,6 +30,16 @@ type Alarm struct {
 	At       time.Time `json:"at"`
 }
 
+// Raise sends an alarm that is not about one host's beacons (a feed that
+// went blind) to every sink, from its own goroutine; Wait waits for it.
+func (m *Monitor) Raise(a Alarm) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.raise(a)
+	}()
+}
+
 // raise sends a to every sink: the log, the alarm command, the webhook.
 // Each sink is tried once, with a timeout; a failing sink is logged and
 // does not stop the others.

@@ -39,6 +39,10 @@ type MonitorOptions struct {
 	Timeout time.Duration // one command or webhook call (default DefaultAlarmTimeout)
 	Client  *http.Client
 	Logger  zerolog.Logger
+	// Feed, when set, runs beside the HTTP endpoints until the monitor
+	// stops, and hands it beacons from another source (the fleet's
+	// beacons bucket) through Beacon and Raise.
+	Feed func(ctx context.Context, m *Monitor)
 }
 
 // HostStatus is what the monitor knows of one host.

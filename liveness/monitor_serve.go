@@ -35,6 +35,12 @@ func ServeMonitor(ctx context.Context, ln net.Listener, st scheduler.Store, clk 
 	if err := m.Expect(ctx, expect); err != nil {
 		return err
 	}
+	if opts.Feed != nil {
+		fctx, stopFeed := context.WithCancel(ctx)
+		fed := make(chan struct{})
+		go func() { defer close(fed); opts.Feed(fctx, m) }()
+		defer func() { stopFeed(); <-fed }()
+	}
 	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

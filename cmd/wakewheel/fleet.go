@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/configs"
 	"github.com/wakewheel/wakewheel/fleet"
+	"github.com/wakewheel/wakewheel/liveness"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/wakes"
@@ -23,33 +25,47 @@ func fleetOptions(c configs.Fleet) fleet.Options {
 	}
 }
 
-// startFleet joins the configured fleet, if any, and returns the
-// obligations the API serves: the local service, or the member's routing
-// in front of it.
-func startFleet(ctx context.Context, d *daemon, svc *wakes.Service) (*fleet.Member, api.Obligations, error) {
+// newFleetMember joins the configured fleet, if any (nil when fleet.url
+// is empty), and registers its beacon's handler on eng. The member dials
+// the broker in the background: a daemon starts and serves its local
+// lanes while the broker is down.
+func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*fleet.Member, error) {
 	if d.cfg.Fleet.URL == "" {
-		return nil, svc, nil
+		eng.Register(fleet.BeaconKind, liveness.Idle()) // retires a beacon left by an earlier config
+		return nil, nil
 	}
 	log := d.log.With().Str("component", "fleet").Logger()
-	runner := d.runner
 	m, err := fleet.NewMember(fleet.MemberOptions{
 		Options: fleetOptions(d.cfg.Fleet), Version: version, Clock: d.clock, Log: log,
+		Deliveries: svc.Deliveries,
 		Alert: func(code, key, msg string) {
 			log.Error().Str("alert", code).Str("key", key).Msg(msg)
+			if d.runner == nil {
+				return
+			}
 			actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			_ = runner.Do(actx, func(e *scheduler.Engine, now time.Time) { e.Alert(now, code, key, msg) })
+			_ = d.runner.Do(actx, func(e *scheduler.Engine, now time.Time) { e.Alert(now, code, key, msg) })
 		},
 	}, svc, d.db)
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	if err := m.Start(ctx); err != nil {
-		m.Close()
-		return nil, nil, err
+	m.Register(eng)
+	return m, nil
+}
+
+// startFleet starts the member and returns the obligations the API
+// serves: the local service, or the member's routing in front of it.
+func startFleet(ctx context.Context, d *daemon, m *fleet.Member, svc *wakes.Service) (api.Obligations, error) {
+	if m == nil {
+		return svc, nil
 	}
-	log.Info().Str("host", m.Host()).Str("url", d.cfg.Fleet.URL).Msg("fleet member started")
-	return m, fleetObligations{Obligations: svc, m: m}, nil
+	if err := m.Start(ctx, d.runner); err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	d.log.Info().Str("component", "fleet").Str("host", m.Host()).Str("url", d.cfg.Fleet.URL).Msg("fleet member started")
+	return fleetObligations{Obligations: svc, m: m}, nil
 }
 
 // fleetObligations are the local obligations with the fleet's routing in

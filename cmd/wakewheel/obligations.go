@@ -88,6 +88,9 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 	if err := p.agents.open(d, svc); err != nil {
 		return err
 	}
+	if p.member, err = newFleetMember(d, eng, svc); err != nil {
+		return err
+	}
 	eng.Register(ob.RedeliverKind, svc.Handler())
 	if err := eng.ApplyAll(d.clock.Now(), muts...); err != nil {
 		log.Warn().Err(err).Msg("re-deriving redeliver deadlines")
@@ -97,11 +100,10 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 
 func (p *obligationsPlugin) serve(ctx context.Context, d *daemon) error {
 	p.svc.Attach(d.runner)
-	member, routes, err := startFleet(ctx, d, p.svc)
+	routes, err := startFleet(ctx, d, p.member, p.svc)
 	if err != nil {
-		return fmt.Errorf("fleet: %w", err)
+		return err
 	}
-	p.member = member
 	api.RegisterObligations(d.srv, routes)
 	p.agents.serve(d)
 	svc := p.svc

@@ -363,8 +363,9 @@ func (a *app) monitorCmd() *cobra.Command {
 	var o liveness.MonitorOptions
 	var listen, storeDir string
 	var expect []string
+	var watchFleet bool
 	cmd := &cobra.Command{
-		Use:   "monitor --listen ADDR --period D --grace D [--alarm-cmd CMD] [--webhook URL]",
+		Use:   "monitor --listen ADDR --period D --grace D [--alarm-cmd CMD] [--webhook URL] [--fleet]",
 		Short: "Receive beacons on /ping/<host>; alarm when a host is silent for period + grace",
 		Long: `Run it off-host; daemons send to beacon.url = http://ADDR/ping/<host>. Each
 beacon extends absent/<host>; when it fires the monitor logs, runs --alarm-cmd
@@ -377,6 +378,13 @@ alarm as JSON to --webhook. A fail beacon alarms at once.`,
 				return err
 			}
 			o.Logger = newLogger(cfg.Log, os.Stderr).With().Str("component", "monitor").Logger()
+			if watchFleet {
+				closeFleet, err := fleetFeed(cfg, &o)
+				if err != nil {
+					return err
+				}
+				defer closeFleet()
+			}
 			var st *store.DB
 			if storeDir != "" {
 				st, err = store.Open(storeDir, store.Options{})
@@ -404,5 +412,6 @@ alarm as JSON to --webhook. A fail beacon alarms at once.`,
 	f.StringVar(&o.Webhook, "webhook", "", "URL that receives every alarm as a JSON POST")
 	f.StringSliceVar(&expect, "expect", nil, "hosts that alarm even if they never beacon")
 	f.StringVar(&storeDir, "store", "", "keep absence windows in this directory (default: in memory)")
+	f.BoolVar(&watchFleet, "fleet", false, "also take beacons from the fleet's bucket (fleet.url); alarm monitor_blind when the broker is unreachable")
 	return cmd
 }

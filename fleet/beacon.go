@@ -1,0 +1,148 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	ob "github.com/wakewheel/wakewheel/obligations"
+	"github.com/wakewheel/wakewheel/scheduler"
+)
+
+// BeaconKind is the deadline kind of the fleet beacon; its key is
+// fleet-beacon/<host>. Each beacon re-arms it one period on: no ticker,
+// so a wedged runner stops the beacon, which is what a monitor must see.
+const BeaconKind = "fleet-beacon"
+
+// BeaconKey is the deadline that sends host's next fleet beacon.
+func BeaconKey(host string) string { return BeaconKind + "/" + host }
+
+// Runner is the scheduler's single entry point; *scheduler.Runner
+// satisfies it.
+type Runner interface {
+	Do(ctx context.Context, fn func(e *scheduler.Engine, now time.Time)) error
+}
+
+// HostBeacon is what a host publishes in the beacons bucket, under its
+// encoded name, with a TTL of period + grace: its liveness, and the view
+// `wakewheel fleet status` shows.
+type HostBeacon struct {
+	Host    string    `json:"host"`
+	Version string    `json:"version"`
+	At      time.Time `json:"at"`
+	Period  float64   `json:"period_s"`
+	TTL     float64   `json:"ttl_s"`
+	// Outbox is the number of posts queued here for other homes.
+	Outbox    int  `json:"outbox"`
+	Importing bool `json:"importing"`
+	// Since the daemon started: posts forwarded, imported, terminated as
+	// malformed, and imports that were redeliveries.
+	Forwarded   uint64 `json:"forwarded"`
+	Imported    uint64 `json:"imported"`
+	Terminated  uint64 `json:"terminated"`
+	Redelivered uint64 `json:"redelivered"`
+	// Safety is the host's cut-over safety vector as far as the daemon
+	// keeps it live: wakes and no-op wakes since it started.
+	Wakes uint64 `json:"wakes"`
+	Noops uint64 `json:"noops"`
+	// Lanes are the lanes homed here.
+	Lanes []LaneView `json:"lanes"`
+}
+
+// LaneView is one lane as its home reports it.
+type LaneView struct {
+	Lane       string    `json:"lane"`
+	Head       uint64    `json:"head"`
+	Consumed   uint64    `json:"consumed"`
+	Unconsumed ob.Counts `json:"unconsumed"`
+}
+
+// BeaconHandler is the handler of BeaconKind: it publishes this host's
+// beacon (from its own goroutine: a slow broker never holds the worker)
+// and re-arms the deadline one period on.
+func (m *Member) BeaconHandler() scheduler.Handler {
+	return func(ctx context.Context, f scheduler.Firing) scheduler.Outcome {
+		r := m.runner.Load()
+		if r == nil || f.Deadline.Key != BeaconKey(m.opts.Host) {
+			return scheduler.Succeeded() // stale: another host name, or Start arms it
+		}
+		select {
+		case m.beacons <- struct{}{}:
+		default: // one is on its way already
+		}
+		if err := m.armBeacon(ctx, *r, m.opts.BeaconPeriod); err != nil {
+			return scheduler.RetryLater(err)
+		}
+		return scheduler.Succeeded()
+	}
+}
+
+func (m *Member) armBeacon(ctx context.Context, r Runner, in time.Duration) error {
+	var applyErr error
+	err := r.Do(ctx, func(e *scheduler.Engine, now time.Time) {
+		_, applyErr = e.Apply(now, scheduler.Mutation{Op: scheduler.OpReset, Key: BeaconKey(m.opts.Host), Kind: BeaconKind, At: now.Add(in)})
+	})
+	if err != nil {
+		return err
+	}
+	return applyErr
+}
+
+// sendBeacons publishes a beacon each time the handler asks, until ctx
+// ends.
+func (m *Member) sendBeacons(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.beacons:
+		}
+		if !m.conn.Up() || !m.conn.ready.Load() {
+			continue // the monitor notices; the next one may get through
+		}
+		b := m.beacon(ctx)
+		data, err := json.Marshal(b)
+		if err != nil {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, opTimeout)
+		_, err = m.conn.JetStream().Publish(pctx, "$KV."+BeaconsBucket+"."+Encode(m.opts.Host), data,
+			jetstream.WithMsgTTL(m.opts.BeaconTTL()), jetstream.WithExpectStream("KV_"+BeaconsBucket))
+		cancel()
+		if err != nil {
+			m.log.Debug().Err(err).Msg("fleet: beacon not published")
+			continue
+		}
+		m.beaconsSent.Add(1)
+	}
+}
+
+// beacon is this host's beacon now.
+func (m *Member) beacon(ctx context.Context) HostBeacon {
+	b := HostBeacon{Host: m.opts.Host, Version: m.opts.Version, At: m.opts.Clock.Now(),
+		Period: m.opts.BeaconPeriod.Seconds(), TTL: m.opts.BeaconTTL().Seconds(),
+		Outbox: m.outbox.Len(), Importing: m.importing.Load(),
+		Forwarded: m.forwarded.Load(), Imported: m.imported.Load(), Terminated: m.terminated.Load(),
+		Redelivered: m.redelivered.Load(), Lanes: []LaneView{}}
+	if m.opts.Deliveries != nil {
+		wakes, noops := m.opts.Deliveries()
+		for _, n := range wakes {
+			b.Wakes += n
+		}
+		for _, n := range noops {
+			b.Noops += n
+		}
+	}
+	lanes, err := m.local.Lanes(ctx)
+	if err != nil {
+		return b
+	}
+	for _, l := range lanes {
+		if home, ok := m.homes.Known(l.Lane); ok && home != m.opts.Host {
+			continue
+		}
+		b.Lanes = append(b.Lanes, LaneView{Lane: l.Lane, Head: l.Head, Consumed: l.Consumed, Unconsumed: l.Counts})
+	}
+	return b
+}

@@ -1,0 +1,164 @@
+//go:build fleet
+
+package fleet_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"github.com/wakewheel/wakewheel/fleet"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wakewheel/wakewheel/liveness"
+)
+
+// The daemons beacon every second with a grace of two (startDaemon); the
+// monitor expects the same.
+const monPeriod, monGrace = time.Second, 2 * time.Second
+
+type monitorProc struct {
+	*proc
+	addr   string
+	alarms string // the alarm command's log: one "host reason" line per alarm
+}
+
+func startMonitor(t *testing.T, urls string) *monitorProc {
+	t.Helper()
+	dir := t.TempDir()
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	alarms := filepath.Join(dir, "alarms")
+	p := newProc(t, "monitor", dir, []string{"WAKEWHEEL_FLEET_URL=" + urls, "WAKEWHEEL_LOG_FORMAT=json", "XDG_CONFIG_HOME=" + dir},
+		"monitor", "--fleet", "--listen", addr, "--period", monPeriod.String(), "--grace", monGrace.String(),
+		"--alarm-cmd", `echo "$WAKEWHEEL_ALARM_HOST $WAKEWHEEL_ALARM_REASON" >> `+alarms)
+	p.start()
+	return &monitorProc{proc: p, addr: addr, alarms: alarms}
+}
+
+func (m *monitorProc) status(t *testing.T) (hosts []liveness.HostStatus) {
+	resp, err := http.Get("http://" + m.addr + "/status")
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Hosts []liveness.HostStatus `json:"hosts"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&st)
+	return st.Hosts
+}
+
+// waitSeen waits until the monitor has seen at least two beacons of each host.
+func (m *monitorProc) waitSeen(t *testing.T, hosts ...string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		seen := 0
+		for _, h := range m.status(t) {
+			for _, want := range hosts {
+				if h.Host == want && h.Beacons >= 2 {
+					seen++
+				}
+			}
+		}
+		if seen == len(hosts) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the monitor did not see %v beaconing: %+v\n%s", hosts, m.status(t), m.tail())
+}
+
+func (m *monitorProc) lines() []string {
+	b, _ := os.ReadFile(m.alarms)
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// TestFleetMonitorAlarmsWithinPeriodPlusGrace: B's daemon and the beacons
+// bucket's stream leader are SIGKILLed together; the monitor alarms that B
+// is absent within period + grace, because absence is its own deadline,
+// not the bucket's TTL marker.
+func TestFleetMonitorAlarmsWithinPeriodPlusGrace(t *testing.T) {
+	c := newCluster(t, 3, t.TempDir())
+	a := startDaemon(t, "a", c.urls())
+	b := startDaemon(t, "b", c.urls())
+	cc := startDaemon(t, "c", c.urls())
+	_ = a
+	_ = cc
+	mon := startMonitor(t, c.urls())
+	mon.waitSeen(t, "a", "b", "c")
+	leader := c.leader("KV_" + fleet.BeaconsBucket)
+	t0 := time.Now()
+	b.kill()
+	c.node(leader).kill()
+	var took time.Duration
+	for {
+		if slicesContains(mon.lines(), "b absent") {
+			took = time.Since(t0)
+			break
+		}
+		if time.Since(t0) > 30*time.Second {
+			t.Fatalf("no absence alarm for b within 30s; alarms %v\n%s", mon.lines(), mon.tail())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.node(leader).start()
+	limit := monPeriod + monGrace
+	t.Logf("b SIGKILLed with the beacons leader %s: alarm after %s (period + grace = %s); all alarms: %v",
+		leader, took.Round(time.Millisecond), limit, mon.lines())
+	// The deadline is the last beacon seen + period + grace, and the last
+	// beacon came before the kill: the alarm is due within the limit; the
+	// slack is the alarm command's start on a loaded machine.
+	if took > limit+time.Second {
+		t.Fatalf("alarm after %s, want within %s (+1s for the alarm command)", took, limit)
+	}
+}
+
+// TestFleetMonitorHealthyRunAndBlindness: a healthy run of 60 beacon
+// periods raises no alarm; with every broker down the monitor says it is
+// blind.
+func TestFleetMonitorHealthyRunAndBlindness(t *testing.T) {
+	c := newCluster(t, 3, t.TempDir())
+	for _, h := range []string{"a", "b", "c"} {
+		startDaemon(t, h, c.urls())
+	}
+	mon := startMonitor(t, c.urls())
+	mon.waitSeen(t, "a", "b", "c")
+	const periods = 60
+	time.Sleep(periods * monPeriod)
+	if l := mon.lines(); len(l) != 0 {
+		t.Fatalf("healthy run of %d periods raised %d alarms: %v", periods, len(l), l)
+	}
+	for _, h := range mon.status(t) {
+		if h.Beacons < periods/2 {
+			t.Errorf("host %s: %d beacons in %d periods", h.Host, h.Beacons, periods)
+		}
+	}
+	t0 := time.Now()
+	for _, n := range c.nodes {
+		n.kill()
+	}
+	for !slicesContains(mon.lines(), "broker "+fleet.BlindReason) {
+		if time.Since(t0) > 30*time.Second {
+			t.Fatalf("no %s alarm with every broker down: %v\n%s", fleet.BlindReason, mon.lines(), mon.tail())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("0 alarms in %d healthy periods; %s %s after every broker was SIGKILLed", periods, fleet.BlindReason, time.Since(t0).Round(time.Millisecond))
+}
+
+func slicesContains(lines []string, want string) bool {
+	for _, l := range lines {
+		if l == want {
+			return true
+		}
+	}
+	return false
+}
