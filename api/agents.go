@@ -39,11 +39,8 @@ func (h agentRoutes) report(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	sess, err := h.a.Report(r.Context(), r.PathValue("lane"), req)
-	if errors.Is(err, lanerun.ErrBadReport) {
-		return badf("%v", err)
-	}
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, sess)
 }
@@ -51,8 +48,7 @@ func (h agentRoutes) report(w http.ResponseWriter, r *http.Request) error {
 func (h agentRoutes) session(w http.ResponseWriter, r *http.Request) error {
 	sess, ok := h.a.Session(r.PathValue("lane"))
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "no agent session was reported for lane "+r.PathValue("lane"))
-		return nil
+		return apiError{errNotFound, "no agent session was reported for lane " + r.PathValue("lane")}
 	}
 	return writeJSON(w, http.StatusOK, sess)
 }

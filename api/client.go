@@ -87,6 +87,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 	if resp.StatusCode >= 300 {
 		var e Error
 		if json.Unmarshal(data, &e) == nil && e.Err.Message != "" {
+			e.status = resp.StatusCode
 			return &e
 		}
 		return fmt.Errorf("api: %s %s: HTTP %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(data))

@@ -1,5 +1,5 @@
 // Package api is the daemon's local HTTP+JSON interface on a unix socket,
-// and the client the CLI (and later the MCP adapter) uses to reach it.
+// and the client the CLI and the MCP adapter use to reach it.
 //
 // The socket is created with mode 0600 inside a private directory (created
 // 0700; one another user owns or may write to is refused), and every
@@ -7,7 +7,9 @@
 // the daemon's own uid may talk to it, and the client sends nothing to a
 // socket that another uid serves (ErrUntrustedDaemon). Requests are bounded in size and time.
 // Every error is a JSON object {"error": {"code", "message"}} with an HTTP
-// status that matches the code.
+// status that matches the code. Handlers return errors; one table
+// (errors.go) maps each sentinel to its HTTP status and code, and the
+// client maps the code back to the CLI's exit status (ExitCode).
 //
 // Agents and CLI users may only create deadlines in the reminder namespace
 // ("reminder/<name>", kind "reminder"): no request can touch the engine's

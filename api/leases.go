@@ -65,7 +65,7 @@ func (h leasesHandler) acquire(w http.ResponseWriter, r *http.Request) error {
 	}
 	l, err := h.rs.AcquireLease(r.Context(), r.PathValue("name"), ttl)
 	if err != nil {
-		return rootsError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, l)
 }
@@ -77,7 +77,7 @@ func (h leasesHandler) renew(w http.ResponseWriter, r *http.Request) error {
 	}
 	l, err := h.rs.RenewLease(r.Context(), r.PathValue("name"), ttl)
 	if err != nil {
-		return rootsError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, l)
 }
@@ -93,7 +93,7 @@ func (h leasesHandler) release(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	released, err := h.rs.ReleaseLease(r.Context(), name)
 	if err != nil {
-		return rootsError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, ReleaseResult{Name: name, Released: released})
 }

@@ -2,11 +2,9 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
-	"github.com/wakewheel/wakewheel/fleet"
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
 
@@ -110,10 +108,10 @@ type LedgerPage struct {
 //	POST /v1/lanes/{lane}/resume         ResumeRequest → digest
 //	GET  /v1/ledger?after=&limit=        LedgerPage
 //
-// Errors of the wake doctrine map to codes: unknown_lane (404),
-// unknown_class, missing_locator, bad_lane, bad_id, bad_body, bad_field
-// (400), body_too_large (413), ack_past_received and bad_checkpoint (409).
-// A rejected request stores nothing.
+// Errors of the wake doctrine map to codes by the error table (errors.go):
+// unknown_lane (404), unknown_class, missing_locator, bad_lane, bad_id,
+// bad_body, bad_field (400), body_too_large (413), ack_past_received and
+// bad_checkpoint (409). A rejected request stores nothing.
 func RegisterObligations(s *Server, svc Obligations) {
 	h := obligationRoutes{svc}
 	s.Handle("POST /v1/obligations", "post", h.post)
@@ -145,7 +143,7 @@ func (h obligationRoutes) post(w http.ResponseWriter, r *http.Request) error {
 		got, err = h.svc.Post(r.Context(), o, req.Create)
 	}
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	dup := got.Duplicate
 	got.Duplicate = false
@@ -155,7 +153,7 @@ func (h obligationRoutes) post(w http.ResponseWriter, r *http.Request) error {
 func (h obligationRoutes) lanes(w http.ResponseWriter, r *http.Request) error {
 	out, err := h.svc.Lanes(r.Context())
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	if out == nil {
 		out = []ob.LaneStatus{}
@@ -170,7 +168,7 @@ func (h obligationRoutes) open(w http.ResponseWriter, r *http.Request) error {
 	}
 	st, err := h.svc.OpenLane(r.Context(), req.Lane)
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, st)
 }
@@ -178,7 +176,7 @@ func (h obligationRoutes) open(w http.ResponseWriter, r *http.Request) error {
 func (h obligationRoutes) digest(w http.ResponseWriter, r *http.Request) error {
 	d, err := h.svc.Digest(r.Context(), r.PathValue("lane"), r.URL.Query().Get("who"))
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, d)
 }
@@ -195,7 +193,7 @@ func (h obligationRoutes) wait(w http.ResponseWriter, r *http.Request) error {
 	}
 	d, woke, err := h.svc.Wait(r.Context(), r.PathValue("lane"), q.Get("who"), q.Get("after"), timeout)
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	res := WaitResult{Woke: woke}
 	if woke {
@@ -214,7 +212,7 @@ func (h obligationRoutes) ack(w http.ResponseWriter, r *http.Request) error {
 	}
 	st, err := h.svc.Ack(r.Context(), r.PathValue("lane"), *req.Upto, req.Action)
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, st)
 }
@@ -222,7 +220,7 @@ func (h obligationRoutes) ack(w http.ResponseWriter, r *http.Request) error {
 func (h obligationRoutes) park(w http.ResponseWriter, r *http.Request) error {
 	cp, err := h.svc.Park(r.Context(), r.PathValue("lane"))
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, cp)
 }
@@ -236,7 +234,7 @@ func (h obligationRoutes) resume(w http.ResponseWriter, r *http.Request) error {
 	}
 	d, err := h.svc.Resume(r.Context(), r.PathValue("lane"), req.Who, req.Checkpoint)
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, d)
 }
@@ -252,63 +250,10 @@ func (h obligationRoutes) ledger(w http.ResponseWriter, r *http.Request) error {
 	}
 	entries, next, err := h.svc.Ledger(r.Context(), uint64(after), limit)
 	if err != nil {
-		return obligationError(w, err)
+		return err
 	}
 	if entries == nil {
 		entries = []ob.Entry{}
 	}
 	return writeJSON(w, http.StatusOK, LedgerPage{Entries: entries, Next: next})
 }
-
-// obligationError answers the wake doctrine's errors with their codes;
-// anything else goes back to the server's own mapping.
-func obligationError(w http.ResponseWriter, err error) error {
-	for _, m := range obligationCodes {
-		if errors.Is(err, m.err) {
-			writeError(w, m.status, m.code, err.Error())
-			return nil
-		}
-	}
-	return err
-}
-
-var obligationCodes = []struct {
-	err    error
-	status int
-	code   string
-}{
-	{ob.ErrUnknownLane, http.StatusNotFound, "unknown_lane"},
-	{ob.ErrUnknownClass, http.StatusBadRequest, "unknown_class"},
-	{ob.ErrNoLocator, http.StatusBadRequest, "missing_locator"},
-	{ob.ErrBodyTooLarge, http.StatusRequestEntityTooLarge, "body_too_large"},
-	{ob.ErrBadLane, http.StatusBadRequest, "bad_lane"},
-	{ob.ErrBadID, http.StatusBadRequest, "bad_id"},
-	{ob.ErrBadBody, http.StatusBadRequest, "bad_body"},
-	{ob.ErrBadField, http.StatusBadRequest, "bad_field"},
-	{ob.ErrAckPastReceived, http.StatusConflict, "ack_past_received"},
-	{ob.ErrBadCheckpoint, http.StatusConflict, "bad_checkpoint"},
-	// A fleet member's routing (a lane homed on another host).
-	{fleet.ErrHomedElsewhere, http.StatusConflict, "lane_homed_elsewhere"},
-	{fleet.ErrOutboxFull, http.StatusServiceUnavailable, "outbox_full"},
-	{fleet.ErrUnreachable, http.StatusServiceUnavailable, "fleet_unreachable"},
-}
-
-// ExitCode is the CLI's exit status for an API error: 2 for a request the
-// daemon rejected (a 4xx: bad input, unknown lane, ...), 1 otherwise.
-func ExitCode(err error) int {
-	var e *Error
-	if errors.As(err, &e) {
-		if st, ok := errorStatus[e.Err.Code]; ok && st/100 == 4 {
-			return 2
-		}
-	}
-	return 1
-}
-
-var errorStatus = func() map[string]int {
-	m := map[string]int{"bad_request": 400, "too_large": 413, "not_found": 404}
-	for _, c := range obligationCodes {
-		m[c.code] = c.status
-	}
-	return m
-}()

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -80,7 +79,7 @@ func (h rootsHandler) watch(w http.ResponseWriter, r *http.Request) error {
 	st, err := h.rs.Watch(r.Context(), roots.Spec{Path: req.Path, Ingest: req.Ingest, Reconcile: req.Reconcile,
 		Skip: req.Skip, Candidate: req.Candidate, Arm: req.Arm})
 	if err != nil {
-		return rootsError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, st)
 }
@@ -92,7 +91,7 @@ func (h rootsHandler) unwatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	removed, err := h.rs.Unwatch(r.Context(), path)
 	if err != nil {
-		return rootsError(w, err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, UnwatchResult{Path: path, Removed: removed})
 }
@@ -105,7 +104,7 @@ func (h rootsHandler) list(w http.ResponseWriter, r *http.Request) error {
 	if p := r.URL.Query().Get("path"); p != "" {
 		clean, err := roots.CleanPath(p)
 		if err != nil {
-			return rootsError(w, err)
+			return err
 		}
 		var one []roots.Status
 		for _, st := range sts {
@@ -139,25 +138,7 @@ func (h rootsHandler) rootVerb(w http.ResponseWriter, r *http.Request, fn func(c
 	}
 	st, err := fn(r.Context(), req.Path)
 	if err != nil {
-		return rootsError(w, err)
-	}
-	return writeJSON(w, http.StatusOK, st)
-}
-
-// rootsError answers the roots package's errors with their codes; other
-// errors go to the server's generic mapping.
-func rootsError(w http.ResponseWriter, err error) error {
-	switch {
-	case errors.Is(err, roots.ErrBadPath), errors.Is(err, roots.ErrBadSkip), errors.Is(err, roots.ErrBadLease):
-		return badf("%v", err)
-	case errors.Is(err, roots.ErrUnknownRoot):
-		writeError(w, http.StatusNotFound, "not_found", err.Error())
-	case errors.Is(err, roots.ErrNoLease):
-		writeError(w, http.StatusNotFound, "not_held", err.Error())
-	case errors.Is(err, roots.ErrLeaseHeld):
-		writeError(w, http.StatusConflict, "lease_held", err.Error())
-	default:
 		return err
 	}
-	return nil
+	return writeJSON(w, http.StatusOK, st)
 }

@@ -176,7 +176,7 @@ func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, e
 // (deadlines.CheckName).
 func validName(name string) error {
 	if err := deadlines.CheckName("reminder name", name, maxNameLen); err != nil {
-		return badRequest{err.Error()}
+		return badf("%s", err)
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog
 	s.route("GET /v1/alerts", "alerts", s.alerts)
 	s.route("GET /v1/fires", "fires", s.fires)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s; see `wakewheel --help`", r.Method, r.URL.Path))
+		s.fail(w, apiError{errNotFound, fmt.Sprintf("no route %s %s; see `wakewheel --help`", r.Method, r.URL.Path)})
 	})
 	return s
 }
@@ -160,33 +160,6 @@ func ListenUnix(path string) (net.Listener, error) {
 	}
 	return ln, nil
 }
-
-func (s *Server) fail(w http.ResponseWriter, err error) {
-	var br badRequest
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("request body exceeds %d bytes", mbe.Limit))
-	case errors.As(err, &br):
-		writeError(w, http.StatusBadRequest, "bad_request", br.Error())
-	case errors.Is(err, scheduler.ErrBadKey), errors.Is(err, scheduler.ErrBadWindow), errors.Is(err, scheduler.ErrUnknownKind):
-		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
-	case errors.Is(err, scheduler.ErrStopped):
-		writeError(w, http.StatusServiceUnavailable, "stopping", "the daemon is shutting down")
-	case errors.Is(err, context.DeadlineExceeded):
-		writeError(w, http.StatusGatewayTimeout, "timeout", "the request timed out")
-	default:
-		s.log.Error().Err(err).Msg("request failed")
-		writeError(w, http.StatusInternalServerError, "internal", err.Error())
-	}
-}
-
-// badRequest marks a caller's mistake.
-type badRequest struct{ msg string }
-
-func (b badRequest) Error() string { return b.msg }
-
-func badf(format string, args ...any) error { return badRequest{fmt.Sprintf(format, args...)} }
 
 func writeJSON(w http.ResponseWriter, status int, v any) error {
 	w.Header().Set("Content-Type", "application/json")

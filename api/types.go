@@ -67,6 +67,7 @@ type Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+	status int // the HTTP status it came with (client side)
 }
 
 func (e *Error) Error() string { return e.Err.Message }

@@ -12,12 +12,13 @@ import (
 	"github.com/wakewheel/wakewheel/store"
 )
 
-// The backup route: the daemon writes a snapshot of its store on request.
-func init() {
-	registerPlugin(plugin{name: "backup", serve: func(_ context.Context, d *daemon) error {
+// backupCapability is the backup route: the daemon writes a snapshot of
+// its store on request.
+func backupCapability(d *daemon) capability {
+	return capability{name: "backup", serve: func(context.Context) error {
 		api.RegisterBackup(d.srv, d.db)
 		return nil
-	}})
+	}}
 }
 
 func (a *app) backupCmd() *cobra.Command {
@@ -41,39 +42,38 @@ with 'wakewheel restore DIR' when the disk holding the store died.`,
 
 func (a *app) restoreCmd() *cobra.Command {
 	var dir string
-	cmd := &cobra.Command{
+	cmd := a.localVerb(&cobra.Command{
 		Use:   "restore BACKUP [--store DIR]",
 		Short: "Replace the store with a backup (stop the daemon first)",
 		Long: `Replace the store with a backup made by 'wakewheel backup'. The backup is
 checked first (it must open and read whole); the store it replaces, if any,
 is kept as DIR.replaced-<time>. The daemon must be stopped.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
-				cfg, _, err := a.config(cmd)
-				if err != nil {
-					return err
-				}
-				dir = cfg.Engine.StoreDir
-			}
-			from, err := filepath.Abs(args[0])
+	}, func(cmd *cobra.Command, args []string) (any, string, error) {
+		if dir == "" {
+			cfg, _, err := a.config(cmd)
 			if err != nil {
-				return exitError{code: 2, err: err}
+				return nil, "", err
 			}
-			if _, err := os.Stat(from); err != nil {
-				return exitError{code: 2, err: fmt.Errorf("restore: %w", err)}
-			}
-			kept, err := store.Restore(from, dir, time.Now().UTC().Format("20060102T150405Z"))
-			if err != nil {
-				return err
-			}
-			fmt.Printf("store %s restored from %s\n", dir, from)
-			if kept != "" {
-				fmt.Printf("the store it replaced is kept in %s\n", kept)
-			}
-			return nil
-		},
-	}
+			dir = cfg.Engine.StoreDir
+		}
+		from, err := filepath.Abs(args[0])
+		if err != nil {
+			return nil, "", exitError{code: 2, err: err}
+		}
+		if _, err := os.Stat(from); err != nil {
+			return nil, "", exitError{code: 2, err: fmt.Errorf("restore: %w", err)}
+		}
+		kept, err := store.Restore(from, dir, time.Now().UTC().Format("20060102T150405Z"))
+		if err != nil {
+			return nil, "", err
+		}
+		text := fmt.Sprintf("store %s restored from %s\n", dir, from)
+		if kept != "" {
+			text += fmt.Sprintf("the store it replaced is kept in %s\n", kept)
+		}
+		return map[string]string{"store": dir, "from": from, "kept": kept}, text, nil
+	})
 	cmd.Flags().StringVar(&dir, "store", "", "the store directory (default: engine.store_dir)")
 	return cmd
 }

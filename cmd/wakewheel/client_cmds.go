@@ -1,52 +1,26 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wakewheel/wakewheel/api"
 )
 
-// client returns an API client for the configured socket.
-func (a *app) client(cmd *cobra.Command) (*api.Client, error) {
-	cfg, _, err := a.config(cmd)
-	if err != nil {
-		return nil, err
-	}
-	return api.NewClient(cfg.Engine.SocketPath), nil
-}
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func (a *app) statusCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return a.verb(&cobra.Command{
 		Use:   "status",
 		Short: "Show what the daemon is doing",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client(cmd)
-			if err != nil {
-				return err
-			}
-			st, err := c.Status(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(os.Stdout, st)
-			}
-			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	}, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
+		st, err := c.Status(cmd.Context())
+		if err != nil {
+			return nil, "", err
+		}
+		return st, table(func(w io.Writer) {
 			fmt.Fprintf(w, "daemon\t%s, pid %d, up %s\n", st.Version, st.PID, time.Since(st.Started).Round(time.Second))
 			fmt.Fprintf(w, "store\t%s\n", st.StoreDir)
 			fmt.Fprintf(w, "socket\t%s\n", st.Socket)
@@ -61,11 +35,8 @@ func (a *app) statusCmd() *cobra.Command {
 			if st.LastAlert != nil {
 				fmt.Fprintf(w, "last alert\t%s %s: %s\n", st.LastAlert.Code, st.LastAlert.Key, st.LastAlert.Message)
 			}
-			return w.Flush()
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
+		}), nil
+	})
 }
 
 func byKind(m map[string]int) string {
@@ -80,45 +51,34 @@ func byKind(m map[string]int) string {
 }
 
 func (a *app) deadlinesCmd() *cobra.Command {
-	var asJSON bool
 	var prefix string
-	cmd := &cobra.Command{
+	cmd := a.verb(&cobra.Command{
 		Use:   "deadlines",
 		Short: "List pending deadlines with their due times",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client(cmd)
-			if err != nil {
-				return err
-			}
-			ds, err := c.Deadlines(cmd.Context(), prefix)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(os.Stdout, ds)
-			}
-			if len(ds) == 0 {
-				fmt.Println("no pending deadlines")
-				return nil
-			}
-			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	}, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
+		ds, err := c.Deadlines(cmd.Context(), prefix)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(ds) == 0 {
+			return ds, "no pending deadlines\n", nil
+		}
+		return ds, table(func(w io.Writer) {
 			fmt.Fprintln(w, "KEY\tKIND\tDUE\tIN")
 			for _, d := range ds {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Key, d.Kind, d.At.Local().Format("2006-01-02 15:04:05.000"), time.Until(d.At).Round(time.Millisecond))
 			}
-			return w.Flush()
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+		}), nil
+	})
 	cmd.Flags().StringVar(&prefix, "prefix", "", "only keys starting with this")
 	return cmd
 }
 
 func (a *app) remindCmd() *cobra.Command {
 	var req api.ReminderRequest
-	var cancel, asJSON bool
-	cmd := &cobra.Command{
+	var cancel bool
+	cmd := a.verb(&cobra.Command{
 		Use:   "remind NAME (--in D | --at TIME | --window D [--cap D] | --cancel)",
 		Short: "Create, move or cancel a reminder (the deadline reminder/NAME)",
 		Long: `Create, move or cancel a reminder: a deadline in the reminder namespace
@@ -130,35 +90,26 @@ whose firing is logged and recorded.
   --cap 1h          ...but no later than 1h after the first one
   --sync            make it durable (fsync) before answering`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd)
-			if err != nil {
-				return err
-			}
-			var res api.ReminderResult
-			if cancel {
-				res, err = c.CancelReminder(cmd.Context(), args[0], req.Sync)
-			} else {
-				req.Name = args[0]
-				res, err = c.Remind(cmd.Context(), req)
-			}
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(os.Stdout, res)
-			}
-			switch {
-			case res.Pending:
-				fmt.Printf("%s due %s (in %s)\n", res.Key, res.At.Local().Format("2006-01-02 15:04:05.000"), time.Until(*res.At).Round(time.Millisecond))
-			case res.Changed:
-				fmt.Printf("%s cancelled\n", res.Key)
-			default:
-				fmt.Printf("%s was not pending\n", res.Key)
-			}
-			return nil
-		},
-	}
+	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
+		var res api.ReminderResult
+		var err error
+		if cancel {
+			res, err = c.CancelReminder(cmd.Context(), args[0], req.Sync)
+		} else {
+			req.Name = args[0]
+			res, err = c.Remind(cmd.Context(), req)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		switch {
+		case res.Pending:
+			return res, fmt.Sprintf("%s due %s (in %s)\n", res.Key, res.At.Local().Format("2006-01-02 15:04:05.000"), time.Until(*res.At).Round(time.Millisecond)), nil
+		case res.Changed:
+			return res, fmt.Sprintf("%s cancelled\n", res.Key), nil
+		}
+		return res, fmt.Sprintf("%s was not pending\n", res.Key), nil
+	})
 	f := cmd.Flags()
 	f.StringVar(&req.In, "in", "", "fire no later than this long from now")
 	f.StringVar(&req.At, "at", "", "fire no later than this RFC 3339 time")
@@ -167,41 +118,29 @@ whose firing is logged and recorded.
 	f.StringVar(&req.Message, "message", "", "text logged when it fires")
 	f.BoolVar(&req.Sync, "sync", false, "durable before the answer")
 	f.BoolVar(&cancel, "cancel", false, "cancel the reminder")
-	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
 func (a *app) alertsCmd() *cobra.Command {
-	var asJSON bool
 	var limit int
-	cmd := &cobra.Command{
+	cmd := a.verb(&cobra.Command{
 		Use:   "alerts",
 		Short: "List the alert log, oldest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := a.client(cmd)
-			if err != nil {
-				return err
-			}
-			alerts, err := c.Alerts(cmd.Context(), limit)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(os.Stdout, alerts)
-			}
-			if len(alerts) == 0 {
-				fmt.Println("no alerts")
-				return nil
-			}
-			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	}, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
+		alerts, err := c.Alerts(cmd.Context(), limit)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(alerts) == 0 {
+			return alerts, "no alerts\n", nil
+		}
+		return alerts, table(func(w io.Writer) {
 			for _, al := range alerts {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", al.Time.Local().Format(time.DateTime), al.Code, al.Key, al.Message)
 			}
-			return w.Flush()
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+		}), nil
+	})
 	cmd.Flags().IntVar(&limit, "limit", 100, "how many of the newest alerts")
 	return cmd
 }

@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"text/tabwriter"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wakewheel/wakewheel/api"
@@ -22,8 +21,8 @@ func (a *app) configCmd() *cobra.Command {
 }
 
 func (a *app) configShowCmd() *cobra.Command {
-	var asJSON, fromDaemon bool
-	cmd := &cobra.Command{
+	var fromDaemon bool
+	cmd := a.localVerb(&cobra.Command{
 		Use:   "show",
 		Short: "Print every setting's effective value and where it came from",
 		Long: `Print every registered setting with its effective value and its source:
@@ -39,64 +38,53 @@ its live reload (the file it watches, and the last rejected change).
 configs/REFERENCE.md lists each setting's range and the reason for its
 default.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if fromDaemon {
-				return a.showDaemonConfig(cmd, asJSON)
-			}
-			_, eff, err := a.config(cmd)
-			view := ConfigView{Entries: []ConfigEntry{}}
-			if eff != nil {
-				view.Entries = entriesOf(eff)
-			}
-			if asJSON {
-				out := struct {
-					Entries []ConfigEntry `json:"entries"`
-					Error   string        `json:"error,omitempty"`
-				}{Entries: view.Entries}
-				if err != nil {
-					out.Error = err.Error()
-				}
-				if perr := printJSON(os.Stdout, out); perr != nil {
-					return perr
-				}
-			} else if perr := printEntries(os.Stdout, view.Entries); perr != nil {
-				return perr
-			}
-			return err
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	}, func(cmd *cobra.Command, _ []string) (any, string, error) {
+		if fromDaemon {
+			return a.daemonConfig(cmd)
+		}
+		_, eff, err := a.config(cmd)
+		out := struct {
+			Entries []ConfigEntry `json:"entries"`
+			Error   string        `json:"error,omitempty"`
+		}{Entries: []ConfigEntry{}}
+		if eff != nil {
+			out.Entries = entriesOf(eff)
+		}
+		if err != nil {
+			// printed with the others, then the command fails
+			out.Error = err.Error()
+			err = exitError{code: api.ExitFailure, err: err}
+		}
+		return out, entriesText(out.Entries), err
+	})
 	cmd.Flags().BoolVar(&fromDaemon, "daemon", false, "show the configuration in force in the running daemon")
 	return cmd
 }
 
-func (a *app) showDaemonConfig(cmd *cobra.Command, asJSON bool) error {
+// daemonConfig is the config in force in the daemon, and its reload state.
+func (a *app) daemonConfig(cmd *cobra.Command) (any, string, error) {
 	c, err := a.lenientClient(cmd)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	var view ConfigView
 	if err := c.Do(cmd.Context(), http.MethodGet, "/v1/config", nil, &view); err != nil {
-		return err
+		return nil, "", err
 	}
-	if asJSON {
-		return printJSON(os.Stdout, view)
-	}
-	if err := printEntries(os.Stdout, view.Entries); err != nil {
-		return err
-	}
+	var b strings.Builder
+	b.WriteString(entriesText(view.Entries))
 	st := view.Reload
 	switch {
 	case st.Off != "":
-		fmt.Printf("\nlive reload is off: %s\n", st.Off)
+		fmt.Fprintf(&b, "\nlive reload is off: %s\n", st.Off)
 	default:
-		fmt.Printf("\nlive reload watches %s (%d changes applied)\n", st.File, st.Reloads)
+		fmt.Fprintf(&b, "\nlive reload watches %s (%d changes applied)\n", st.File, st.Reloads)
 	}
 	if st.LastError != "" {
-		fmt.Printf("last change rejected at %s; the previous config stays in force:\n%s\n",
+		fmt.Fprintf(&b, "last change rejected at %s; the previous config stays in force:\n%s\n",
 			st.LastErrorAt.Local().Format("2006-01-02 15:04:05"), st.LastError)
 	}
-	return nil
+	return view, b.String(), nil
 }
 
 // lenientClient is a client for the configured socket even when the config
@@ -112,19 +100,19 @@ func (a *app) lenientClient(cmd *cobra.Command) (*api.Client, error) {
 	if !ok || en.Value == "" {
 		return nil, err
 	}
-	fmt.Fprintf(os.Stderr, "wakewheel: the local config does not validate (the daemon keeps its previous one):\n%v\n\n", err)
+	fmt.Fprintf(cmd.ErrOrStderr(), "wakewheel: the local config does not validate (the daemon keeps its previous one):\n%v\n\n", err)
 	return api.NewClient(en.Value), nil
 }
 
-func printEntries(w io.Writer, entries []ConfigEntry) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
-	for _, en := range entries {
-		value := en.Value
-		if value == "" {
-			value = `""`
+func entriesText(entries []ConfigEntry) string {
+	return table(func(w io.Writer) {
+		fmt.Fprintln(w, "KEY\tVALUE\tSOURCE")
+		for _, en := range entries {
+			value := en.Value
+			if value == "" {
+				value = `""`
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\n", en.Key, value, en.Source)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", en.Key, value, en.Source)
-	}
-	return tw.Flush()
+	})
 }

@@ -43,8 +43,8 @@ running action finish or cancels it, flushes the store and exits 0.`,
 	}
 }
 
-// runDaemon serves until ctx ends, then shuts down in order: API, plugins,
-// runner, store (which flushes its write-behind).
+// runDaemon serves until ctx ends, then shuts down in order: API,
+// capabilities, runner, store (which flushes its write-behind).
 func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions, log zerolog.Logger) error {
 	d := &daemon{cfg: cfg, loadOpts: opts, log: log, clock: clock.Real{}}
 	started := d.clock.Now()
@@ -74,12 +74,13 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 	if err != nil {
 		return err
 	}
-	for _, p := range plugins {
-		if p.engine == nil {
+	caps := capabilities(d)
+	for _, c := range caps {
+		if c.engine == nil {
 			continue
 		}
-		if err := p.engine(d, eng); err != nil {
-			return fmt.Errorf("%s: %w", p.name, err)
+		if err := c.engine(eng); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
 		}
 	}
 	overdue := 0
@@ -96,15 +97,14 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 
 	d.srv = api.NewServer(d.runner, db, api.Info{Version: version, StoreDir: cfg.Engine.StoreDir,
 		Socket: cfg.Engine.SocketPath, Started: started}, log)
-	for _, p := range plugins {
-		if p.serve == nil {
-			continue
+	for _, c := range caps {
+		if c.serve != nil {
+			if err := c.serve(ctx); err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
 		}
-		if err := p.serve(ctx, d); err != nil {
-			return fmt.Errorf("%s: %w", p.name, err)
-		}
-		if p.close != nil {
-			defer p.close()
+		if c.close != nil {
+			defer c.close()
 		}
 	}
 	serveErr := make(chan error, 1)

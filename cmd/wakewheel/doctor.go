@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,8 +48,7 @@ type doctorEnv struct {
 var realDoctorEnv = doctorEnv{inotifyDir: "/proc/sys/fs/inotify", lookPath: exec.LookPath}
 
 func (a *app) doctorCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return a.localVerb(&cobra.Command{
 		Use:   "doctor",
 		Short: "Check the host for what wakewheel needs, and print the fix for each problem",
 		Long: `Check the configuration, the inotify limits, git, the daemon's socket and
@@ -58,27 +56,15 @@ its store, and print the fix for each problem. It exits 1 when a check finds
 a problem (warnings alone exit 0). The store is read through the running
 daemon when one answers, and opened directly otherwise.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			findings := a.doctor(cmd, realDoctorEnv)
-			var err error
-			if asJSON {
-				err = printJSON(os.Stdout, findings)
-			} else {
-				err = printFindings(os.Stdout, findings)
+	}, func(cmd *cobra.Command, _ []string) (any, string, error) {
+		findings := a.doctor(cmd, realDoctorEnv)
+		for _, f := range findings {
+			if f.Level == levelProblem {
+				return findings, findingsText(findings), exitError{code: 1, err: errors.New("doctor found problems; each is printed with its fix")}
 			}
-			if err != nil {
-				return err
-			}
-			for _, f := range findings {
-				if f.Level == levelProblem {
-					return exitError{code: 1, err: errors.New("doctor found problems; each is printed with its fix")}
-				}
-			}
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
+		}
+		return findings, findingsText(findings), nil
+	})
 }
 
 func (a *app) doctor(cmd *cobra.Command, env doctorEnv) []finding {
@@ -294,13 +280,13 @@ func checkStore(dir string, status *api.Status) finding {
 	return f
 }
 
-func printFindings(w io.Writer, findings []finding) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, f := range findings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Level, f.Check, f.Detail)
-		if f.Fix != "" {
-			fmt.Fprintf(tw, "\t\tfix: %s\n", f.Fix)
+func findingsText(findings []finding) string {
+	return table(func(w io.Writer) {
+		for _, f := range findings {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", f.Level, f.Check, f.Detail)
+			if f.Fix != "" {
+				fmt.Fprintf(w, "\t\tfix: %s\n", f.Fix)
+			}
 		}
-	}
-	return tw.Flush()
+	})
 }

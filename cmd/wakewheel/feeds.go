@@ -13,28 +13,38 @@ import (
 	"github.com/wakewheel/wakewheel/roots"
 )
 
-// digestFeed turns detections into machine digests: every detection that
-// captured new paths in a root posts one digest-class obligation to each
-// lane subscribed to that root (lanes.<name>.roots in the config file).
-// Digests coalesce in the lane's digest ("N files changed in repo R since
-// your last ack"), so a busy root never floods a lane with wakes.
+// detectionFeed turns detections into machine digests: every detection
+// that captured new paths in a root posts one digest-class obligation to
+// each lane subscribed to that root (lanes.<name>.roots in the config
+// file). Digests coalesce in the lane's digest ("N files changed in repo R
+// since your last ack"), so a busy root never floods a lane with wakes.
 //
 // Fail-open: posting runs off the worker, and a failure is logged; the
 // detection and its backlog are never affected.
-var digestFeed = &detectionFeed{}
-
 type detectionFeed struct {
-	mu   sync.Mutex
-	subs map[string][]string // root path -> lanes
 	post func(ctx context.Context, o ob.Obligation) error
 	log  zerolog.Logger
+	mu   sync.Mutex
+	subs map[string][]string // root path -> lanes; guarded by mu
 }
 
 // maxListed bounds the paths a digest's body names.
 const maxListed = 20
 
+// newDetectionFeed is a feed subscribed as lanes say, posting with post.
+func newDetectionFeed(lanes map[string]configs.Lane, log zerolog.Logger, post func(ctx context.Context, o ob.Obligation) error) *detectionFeed {
+	f := &detectionFeed{post: post, log: log}
+	f.subscribe(lanes)
+	return f
+}
+
+// capability follows the lanes table of each valid config change.
+func (f *detectionFeed) capability() capability {
+	return capability{name: "digests", reload: func(_, cur configs.Config) { f.subscribe(cur.Lanes) }}
+}
+
 // subscribe sets the lanes of each root from the config.
-func (f *detectionFeed) subscribe(lanes map[string]configs.Lane, log zerolog.Logger) {
+func (f *detectionFeed) subscribe(lanes map[string]configs.Lane) {
 	subs := map[string][]string{}
 	for lane, l := range lanes {
 		for _, root := range l.Roots {
@@ -42,23 +52,17 @@ func (f *detectionFeed) subscribe(lanes map[string]configs.Lane, log zerolog.Log
 		}
 	}
 	f.mu.Lock()
-	f.subs, f.log = subs, log
-	f.mu.Unlock()
-}
-
-// setPoster is called by the obligations plugin once it serves.
-func (f *detectionFeed) setPoster(post func(ctx context.Context, o ob.Obligation) error) {
-	f.mu.Lock()
-	f.post = post
+	f.subs = subs
 	f.mu.Unlock()
 }
 
 // detected is roots.Options.OnDetected: it must not block the worker.
 func (f *detectionFeed) detected(d roots.Detection) {
 	f.mu.Lock()
-	lanes, post, log := f.subs[d.Root], f.post, f.log
+	lanes := f.subs[d.Root]
 	f.mu.Unlock()
-	if len(lanes) == 0 || post == nil {
+	post, log := f.post, f.log
+	if len(lanes) == 0 {
 		return
 	}
 	for _, lane := range lanes {

@@ -40,9 +40,9 @@ Install it with: wakewheel hook install claude-code --lane L`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{string(agenthooks.ClaudeCode), string(agenthooks.Codex)},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			note := a.runHook(cmd, args[0], lane, who, idle, os.Stdin, os.Stdout)
+			note := a.runHook(cmd, args[0], lane, who, idle, cmd.InOrStdin(), cmd.OutOrStdout())
 			if note != "" {
-				fmt.Fprintln(os.Stderr, note)
+				fmt.Fprintln(cmd.ErrOrStderr(), note)
 			}
 			return nil // fail-open: the host sees exit 0 whatever happened
 		},
@@ -90,7 +90,7 @@ func (a *app) hookInstallCmd() *cobra.Command {
 	var lane, project string
 	var idle time.Duration
 	var print bool
-	cmd := &cobra.Command{
+	cmd := a.localVerb(&cobra.Command{
 		Use:   "install (claude-code|codex) --lane L [--project DIR] [--print]",
 		Short: "Merge wakewheel's hook entries into the host's settings file (idempotent, with a backup)",
 		Long: `Adds "wakewheel hook HOST --lane L" for every event it handles to the host's
@@ -101,55 +101,53 @@ is updated; the old file is backed up beside it. The hook's timeout is --idle
 plus a minute. --print shows the snippet and changes nothing.`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{string(agenthooks.ClaudeCode), string(agenthooks.Codex)},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			host, err := agenthooks.ParseHost(args[0])
+	}, func(cmd *cobra.Command, args []string) (any, string, error) {
+		host, err := agenthooks.ParseHost(args[0])
+		if err != nil {
+			return nil, "", exitError{code: 2, err: err}
+		}
+		if idle <= 0 {
+			cfg, _, err := a.config(cmd)
 			if err != nil {
-				return exitError{code: 2, err: err}
+				return nil, "", err
 			}
-			if idle <= 0 {
-				cfg, _, err := a.config(cmd)
-				if err != nil {
-					return err
-				}
-				idle = cfg.Agents.Idle
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("hook install: where is this binary? %w", err)
-			}
-			var extra []string
-			if cmd.Flags().Changed("idle") {
-				extra = []string{"--idle", idle.String()}
-			}
-			entry := agenthooks.Entry{
-				Command: agenthooks.HookCommand(exe, host, lane, extra...),
-				Timeout: int((idle + time.Minute).Seconds()),
-				Mine:    func(c string) bool { return agenthooks.IsHookCommand(c, host, lane) },
-			}
-			if print {
-				_, err := os.Stdout.Write(agenthooks.Snippet(host, entry))
-				return err
-			}
-			home, err := os.UserHomeDir()
-			if err != nil && project == "" {
-				return fmt.Errorf("hook install: no home directory (%w); pass --project DIR", err)
-			}
-			path := agenthooks.SettingsPath(host, home, project)
-			changed, backup, err := agenthooks.Install(path, host, entry, time.Now())
-			if err != nil {
-				return exitError{code: 2, err: err}
-			}
-			switch {
-			case !changed:
-				fmt.Printf("%s already runs wakewheel's hooks for lane %s; nothing changed\n", path, lane)
-			case backup != "":
-				fmt.Printf("installed the hooks for lane %s in %s (%s events); the old file is %s\n", lane, path, strconv.Itoa(len(agenthooks.Events(host))), backup)
-			default:
-				fmt.Printf("installed the hooks for lane %s in %s (%s events)\n", lane, path, strconv.Itoa(len(agenthooks.Events(host))))
-			}
-			return nil
-		},
-	}
+			idle = cfg.Agents.Idle
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, "", fmt.Errorf("hook install: where is this binary? %w", err)
+		}
+		var extra []string
+		if cmd.Flags().Changed("idle") {
+			extra = []string{"--idle", idle.String()}
+		}
+		entry := agenthooks.Entry{
+			Command: agenthooks.HookCommand(exe, host, lane, extra...),
+			Timeout: int((idle + time.Minute).Seconds()),
+			Mine:    func(c string) bool { return agenthooks.IsHookCommand(c, host, lane) },
+		}
+		if print {
+			snippet := agenthooks.Snippet(host, entry)
+			return json.RawMessage(snippet), string(snippet), nil
+		}
+		home, err := os.UserHomeDir()
+		if err != nil && project == "" {
+			return nil, "", fmt.Errorf("hook install: no home directory (%w); pass --project DIR", err)
+		}
+		path := agenthooks.SettingsPath(host, home, project)
+		changed, backup, err := agenthooks.Install(path, host, entry, time.Now())
+		if err != nil {
+			return nil, "", exitError{code: 2, err: err}
+		}
+		res := map[string]any{"path": path, "lane": lane, "changed": changed, "backup": backup}
+		switch {
+		case !changed:
+			return res, fmt.Sprintf("%s already runs wakewheel's hooks for lane %s; nothing changed\n", path, lane), nil
+		case backup != "":
+			return res, fmt.Sprintf("installed the hooks for lane %s in %s (%s events); the old file is %s\n", lane, path, strconv.Itoa(len(agenthooks.Events(host))), backup), nil
+		}
+		return res, fmt.Sprintf("installed the hooks for lane %s in %s (%s events)\n", lane, path, strconv.Itoa(len(agenthooks.Events(host)))), nil
+	})
 	f := cmd.Flags()
 	f.StringVar(&lane, "lane", "", "the lane the agent serves (required)")
 	f.StringVar(&project, "project", "", "install into this project's settings instead of the user's")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -13,24 +11,10 @@ import (
 var version = "dev"
 
 func main() {
-	if err := newRoot().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "wakewheel:", err)
-		var ee exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
-		}
-		os.Exit(1)
+	if code := execute(newRoot()); code != 0 {
+		os.Exit(code)
 	}
 }
-
-// exitError carries a specific exit status.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }
 
 // app is what every subcommand shares: the flags that locate the config.
 type app struct {

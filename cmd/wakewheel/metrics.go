@@ -15,23 +15,21 @@ import (
 // metrics.allow_remote). A listener that cannot open is an alert
 // (metrics_listen_failed), not a daemon that refuses to start: the wheel
 // and the wakes matter more than their graphs.
-func init() {
-	registerPlugin(plugin{name: "metrics", serve: serveMetrics})
+//
+// Each scrape's snapshot gets what the other capabilities know (their
+// metrics: the roots' backlog depths, the lanes' unconsumed obligations
+// and wakes).
+func metricsCapability(d *daemon, caps []capability) capability {
+	var sources []func(ctx context.Context, s *metrics.Snapshot) error
+	for _, c := range caps {
+		if c.metrics != nil {
+			sources = append(sources, c.metrics)
+		}
+	}
+	return capability{name: "metrics", serve: func(ctx context.Context) error { return serveMetrics(ctx, d, sources) }}
 }
 
-// metricsSources add to each scrape's snapshot what other capabilities
-// know: the roots' backlog depths, the lanes' unconsumed obligations and
-// wakes. Each runs on the scrape goroutine, one scrape at a time, must not
-// block, and may find the maps of the snapshot nil.
-var metricsSources []func(ctx context.Context, d *daemon, s *metrics.Snapshot) error
-
-// registerMetricsSource adds a source; call it from init, like
-// registerPlugin, so the list never changes while the daemon scrapes it.
-func registerMetricsSource(fn func(ctx context.Context, d *daemon, s *metrics.Snapshot) error) {
-	metricsSources = append(metricsSources, fn)
-}
-
-func serveMetrics(ctx context.Context, d *daemon) error {
+func serveMetrics(ctx context.Context, d *daemon, sources []func(context.Context, *metrics.Snapshot) error) error {
 	cfg := d.cfg.Metrics
 	if cfg.Listen == "" {
 		return nil
@@ -44,7 +42,7 @@ func serveMetrics(ctx context.Context, d *daemon) error {
 		})
 		return nil
 	}
-	src := newEngineSource(d)
+	src := newEngineSource(d, sources)
 	m := metrics.New(src.snapshot, version)
 	srv := metrics.Serve(ln, m.Handler(func(ctx context.Context) error {
 		return d.runner.Do(ctx, func(*scheduler.Engine, time.Time) {})
@@ -64,6 +62,7 @@ func serveMetrics(ctx context.Context, d *daemon) error {
 // scrape stopped.
 type engineSource struct {
 	d        *daemon
+	sources  []func(context.Context, *metrics.Snapshot) error
 	mu       sync.Mutex
 	fireSeq  uint64            // last fire record observed
 	alertSeq uint64            // last alert record counted
@@ -74,8 +73,8 @@ type engineSource struct {
 // that between two scrapes are skipped (counted in no histogram bucket).
 const maxLogRead = 10000
 
-func newEngineSource(d *daemon) *engineSource {
-	s := &engineSource{d: d, alerts: map[string]uint64{}}
+func newEngineSource(d *daemon, sources []func(context.Context, *metrics.Snapshot) error) *engineSource {
+	s := &engineSource{d: d, sources: sources, alerts: map[string]uint64{}}
 	// Start after the records of earlier runs: counters count this process.
 	if fires, err := d.db.Fires(0, maxLogRead); err == nil && len(fires) > 0 {
 		s.fireSeq = fires[len(fires)-1].Seq
@@ -119,8 +118,8 @@ func (s *engineSource) snapshot(ctx context.Context) (metrics.Snapshot, error) {
 		snap.AlertsByCode[code] = n
 	}
 	var errs []error
-	for _, add := range metricsSources {
-		errs = append(errs, add(ctx, s.d, &snap))
+	for _, add := range s.sources {
+		errs = append(errs, add(ctx, &snap))
 	}
 	if err := errors.Join(errs...); err != nil {
 		s.d.log.Warn().Err(err).Msg("a metrics source failed; its series are missing from this scrape")

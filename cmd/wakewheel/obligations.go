@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -31,28 +32,36 @@ import (
 // start.
 const envBeaconHost = "WAKEWHEEL_BEACON_HOST"
 
-// The obligations plugin: the wake doctrine's service, its redeliver
-// handler, its API routes, and the beacon.
-func init() {
-	p := &obligationsPlugin{}
-	registerPlugin(plugin{name: "obligations", engine: p.engine, serve: p.serve, close: p.close})
-	reloadHooks = append(reloadHooks, p.reload)
-	metricsSources = append(metricsSources, p.metrics)
-	for _, k := range []string{"lanes", "agents.idle", "agents.timeout", "agents.prompt", "obligations.max_body", "obligations.human.slo", "obligations.peer.slo",
-		"obligations.digest.slo", "obligations.alert.slo"} {
-		liveKeys[k] = true // the cadences are live already: reload.go re-times them
-	}
-}
-
-type obligationsPlugin struct {
-	svc    *wakes.Service
-	beacon *liveness.Beacon
-	member *fleet.Member // nil outside a fleet
+// obligationsCap is the obligations capability: the wake doctrine's
+// service, its redeliver handler, its API routes, and the beacon.
+type obligationsCap struct {
+	d      *daemon
+	svc    *wakes.Service   // set by engine
+	beacon *liveness.Beacon // set by engine when beacon.url is
+	member *fleet.Member    // nil outside a fleet
 	hooks  atomic.Pointer[map[string]configs.Lane]
 	agents *agentsPart
 }
 
-func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
+func (p *obligationsCap) capability() capability {
+	return capability{name: "obligations", engine: p.engine, serve: p.serve, close: p.close,
+		reload: p.reload, metrics: p.metrics,
+		// the cadences are live already: reload.go re-times them
+		live: []string{"lanes", "agents.idle", "agents.timeout", "agents.prompt", "obligations.max_body",
+			"obligations.human.slo", "obligations.peer.slo", "obligations.digest.slo", "obligations.alert.slo"}}
+}
+
+// post posts a machine obligation (a detection digest), creating its lane.
+func (p *obligationsCap) post(ctx context.Context, o ob.Obligation) error {
+	if p.svc == nil {
+		return errors.New("the obligations service is not open")
+	}
+	_, err := p.svc.Post(ctx, o, true)
+	return err
+}
+
+func (p *obligationsCap) engine(eng *scheduler.Engine) error {
+	d := p.d
 	log := d.log.With().Str("component", "obligations").Logger()
 	p.svc, p.beacon = nil, nil
 	p.hooks.Store(&d.cfg.Lanes)
@@ -98,7 +107,8 @@ func (p *obligationsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 	return nil
 }
 
-func (p *obligationsPlugin) serve(ctx context.Context, d *daemon) error {
+func (p *obligationsCap) serve(ctx context.Context) error {
+	d := p.d
 	p.svc.Attach(d.runner)
 	routes, err := startFleet(ctx, d, p.member, p.svc)
 	if err != nil {
@@ -106,11 +116,6 @@ func (p *obligationsPlugin) serve(ctx context.Context, d *daemon) error {
 	}
 	api.RegisterObligations(d.srv, routes)
 	p.agents.serve(d)
-	svc := p.svc
-	digestFeed.setPoster(func(ctx context.Context, o ob.Obligation) error {
-		_, err := svc.Post(ctx, o, true)
-		return err
-	})
 	if p.beacon != nil {
 		if err := p.beacon.Start(ctx, d.runner); err != nil {
 			return fmt.Errorf("beacon: %w", err)
@@ -119,7 +124,7 @@ func (p *obligationsPlugin) serve(ctx context.Context, d *daemon) error {
 	return nil
 }
 
-func (p *obligationsPlugin) close() {
+func (p *obligationsCap) close() {
 	if p.member != nil {
 		p.member.Close()
 	}
@@ -131,7 +136,7 @@ func (p *obligationsPlugin) close() {
 }
 
 // reload puts a valid config change in force: class policies and wake hooks.
-func (p *obligationsPlugin) reload(d *daemon, old, cur configs.Config) {
+func (p *obligationsCap) reload(old, cur configs.Config) {
 	p.hooks.Store(&cur.Lanes)
 	if p.agents != nil {
 		p.agents.reload(cur)
@@ -142,12 +147,12 @@ func (p *obligationsPlugin) reload(d *daemon, old, cur configs.Config) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := p.svc.SetPolicies(ctx, policies(cur.Obligations)); err != nil {
-		d.log.Error().Err(err).Msg("obligations: the new class policies are not in force")
+		p.d.log.Error().Err(err).Msg("obligations: the new class policies are not in force")
 	}
 }
 
 // wakeHook is the configured wake hook of a lane (lanes.<lane>.wake_hook).
-func (p *obligationsPlugin) wakeHook(lane string) string {
+func (p *obligationsCap) wakeHook(lane string) string {
 	if m := p.hooks.Load(); m != nil {
 		return (*m)[lane].WakeHook
 	}
@@ -188,7 +193,7 @@ func beaconOptions(c configs.Beacon, env func(string) (string, bool)) (liveness.
 
 // metrics adds the lanes' unconsumed obligations by class, and their wakes
 // and no-op wakes, to a scrape.
-func (p *obligationsPlugin) metrics(ctx context.Context, _ *daemon, s *metrics.Snapshot) error {
+func (p *obligationsCap) metrics(ctx context.Context, s *metrics.Snapshot) error {
 	if p.svc == nil {
 		return nil
 	}

@@ -22,44 +22,12 @@ import (
 	"github.com/wakewheel/wakewheel/wakes"
 )
 
-// Exit statuses of the obligations verbs: 0 done (wait: woken); 1 failure
-// (no daemon, internal error); 2 rejected (bad input, unknown lane, ack past
-// RECEIVED); 124 wait timed out (as timeout(1)), for shell loops.
-const exitWaitTimeout = 124
-
 // obligationsCmds returns `post` and adds the other verbs of the wake
 // doctrine to the root (the root's command list has one line for them).
 func (a *app) obligationsCmds() *cobra.Command {
 	a.root.AddCommand(a.waitCmd(), a.digestCmd(), a.ackCmd(), a.parkCmd(), a.resumeCmd(), a.lanesCmd(),
 		a.ledgerCmd(), a.canaryCmd(), a.monitorCmd())
 	return a.postCmd()
-}
-
-// verb completes cmd: a --json flag, the client, exit status 2 for a
-// request the daemon rejected, and printing what run returns (as JSON, or
-// its text) unless the value is nil.
-func (a *app) verb(cmd *cobra.Command, run func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error)) *cobra.Command {
-	var asJSON bool
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := a.client(cmd)
-		if err != nil {
-			return err
-		}
-		v, text, err := run(cmd, c, args)
-		var ee exitError
-		if err != nil && !errors.As(err, &ee) {
-			return exitError{code: api.ExitCode(err), err: err}
-		}
-		if v != nil && asJSON {
-			return errors.Join(printJSON(os.Stdout, v), err)
-		} else if v != nil {
-			_, werr := io.WriteString(os.Stdout, text)
-			return errors.Join(werr, err)
-		}
-		return err
-	}
-	return cmd
 }
 
 func (a *app) postCmd() *cobra.Command {
@@ -76,7 +44,7 @@ BODY "-" reads stdin.`,
 	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
 		req.Body = strings.Join(args, " ")
 		if req.Body == "-" {
-			b, err := io.ReadAll(io.LimitReader(os.Stdin, api.MaxRequestBytes+1))
+			b, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), api.MaxRequestBytes+1))
 			if err != nil {
 				return nil, "", exitError{code: 1, err: err}
 			}
@@ -249,7 +217,7 @@ func readLedger(cmd *cobra.Command, c *api.Client, src string) ([]ob.Entry, erro
 	if src == "daemon" {
 		return c.LedgerAll(cmd.Context())
 	}
-	r := io.Reader(os.Stdin)
+	r := cmd.InOrStdin()
 	if src != "-" {
 		f, err := os.Open(src)
 		if err != nil {
@@ -300,7 +268,7 @@ func (a *app) ledgerCmd() *cobra.Command {
 		func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
 			entries, err := c.LedgerAll(cmd.Context())
 			if err == nil {
-				err = ob.EncodeJSONL(os.Stdout, entries)
+				err = ob.EncodeJSONL(cmd.OutOrStdout(), entries)
 			}
 			return nil, "", err
 		})

@@ -41,21 +41,38 @@ import (
 // then counts from that event. Settings outside the table (engine.*,
 // log.*, metrics.*, obligations.max_body, the SLOs, budgets) are read at
 // start; a change to one is logged as a warning with applies="at the next
-// daemon start" unless a capability reads it live (liveKeys).
+// daemon start" unless a capability reads it live (capability.live).
 //
 // Reminders (reminder/<name>) are never re-timed: their windows are the
 // caller's, not the config's.
 //
 // Re-timing covers the deadlines already pending. The capability that
 // creates the next ones (the detectors' extends, the lanes' cadences) takes
-// the new value through a reload hook it registers from its init
-// (reloadHooks); until it does, it keeps the value it started with.
+// the new value in its reload (capability.reload); until it does, it keeps
+// the value it started with.
 //
 // GET /v1/config answers ConfigView: the config in force, key by key with
 // its source, and the reload's state (the file watched, or why reload is
 // off; the last rejected change and when).
-func init() {
-	registerPlugin(plugin{name: "reload", serve: serveReload})
+func reloadCapability(d *daemon, caps []capability) capability {
+	return capability{name: "reload", serve: newReloader(d, caps).serve}
+}
+
+// newReloader is the reload of d, calling the reloads of caps.
+func newReloader(d *daemon, caps []capability) *reloader {
+	r := &reloader{d: d, cfg: d.cfg, entries: []ConfigEntry{}, live: map[string]bool{}}
+	for _, rt := range retimed {
+		r.live[rt.key] = true
+	}
+	for _, c := range caps {
+		for _, k := range c.live {
+			r.live[k] = true
+		}
+		if c.reload != nil {
+			r.hooks = append(r.hooks, namedHook{c.name, c.reload})
+		}
+	}
+	return r
 }
 
 // retimed maps each setting whose value times pending deadlines to the
@@ -86,23 +103,6 @@ func redeliver(class string) func(string) bool {
 		return strings.HasPrefix(key, "redeliver/") && strings.HasSuffix(key, "/"+class)
 	}
 }
-
-// liveKeys are read by the daemon while it runs; every other change waits
-// for a restart. The retimed settings are live; capabilities that read
-// more through a reload hook add their keys (or the section names "roots"
-// and "lanes") here from their init.
-var liveKeys = map[string]bool{}
-
-func init() {
-	for _, r := range retimed {
-		liveKeys[r.key] = true
-	}
-}
-
-// reloadHooks are called, in order, with each valid change. A capability
-// that keeps a setting (a detector's windows, the lanes' class policy)
-// registers one from its init.
-var reloadHooks []func(d *daemon, old, cur configs.Config)
 
 // retime moves the pending deadlines of every shortened window (see the
 // rule above) and returns how many moved per setting.
@@ -154,7 +154,15 @@ func retimedAt(d deadlines.Deadline, now time.Time, window time.Duration, isCap 
 
 // reloader holds the config in force and the outcome of the last change.
 type reloader struct {
-	d       *daemon
+	d *daemon
+	// live are the keys read while the daemon runs (the retimed settings
+	// and the capabilities' live keys); every other change waits for a
+	// restart.
+	live map[string]bool
+	// hooks are the capabilities' reloads, called in order with each
+	// valid change.
+	hooks []namedHook
+
 	mu      sync.Mutex // guards the fields below
 	cfg     configs.Config
 	entries []ConfigEntry
@@ -193,15 +201,20 @@ func entriesOf(eff *configs.Effective) []ConfigEntry {
 	return out
 }
 
-// reloadOptions are the layers the daemon's config was loaded from: its
-// flags, its --config file, the environment. A reload reads them all
-// again, so a flag or an environment variable stays above the file.
-func reloadOptions(d *daemon) configs.LoadOptions { return d.loadOpts }
+// namedHook is one capability's reload.
+type namedHook struct {
+	name string
+	fn   func(old, cur configs.Config)
+}
 
-func serveReload(ctx context.Context, d *daemon) error {
-	r := &reloader{d: d, cfg: d.cfg, entries: []ConfigEntry{}}
+// serve answers GET /v1/config and watches the config file. The layers
+// are those the daemon's config was loaded from: its flags, its --config
+// file, the environment. A reload reads them all again, so a flag or an
+// environment variable stays above the file.
+func (r *reloader) serve(ctx context.Context) error {
+	d := r.d
 	d.srv.Handle("GET /v1/config", "config", r.serveHTTP)
-	opts := reloadOptions(d)
+	opts := d.loadOpts
 	cfg, eff, err := configs.Load(opts)
 	switch {
 	case err != nil:
@@ -249,7 +262,7 @@ func (r *reloader) apply(cur configs.Config, eff *configs.Effective) {
 			continue
 		}
 		ev := log.Info()
-		if !liveKeys[en.Key] {
+		if !r.live[en.Key] {
 			ev = log.Warn().Str("applies", "at the next daemon start")
 		}
 		from := ""
@@ -264,7 +277,7 @@ func (r *reloader) apply(cur configs.Config, eff *configs.Effective) {
 	} {
 		if changed {
 			ev := log.Info()
-			if !liveKeys[section] {
+			if !r.live[section] {
 				ev = log.Warn().Str("applies", "at the next daemon start")
 			}
 			ev.Str("section", section).Msg("config changed")
@@ -281,19 +294,20 @@ func (r *reloader) apply(cur configs.Config, eff *configs.Effective) {
 	for key, n := range moved {
 		log.Info().Str("key", key).Int("deadlines", n).Msg("re-timed pending deadlines to the shorter window")
 	}
-	for _, h := range reloadHooks {
-		callHook(r.d, h, old, cur)
+	for _, h := range r.hooks {
+		r.callHook(h, old, cur)
 	}
 }
 
-// callHook runs one reload hook, fail-open.
-func callHook(d *daemon, h func(*daemon, configs.Config, configs.Config), old, cur configs.Config) {
+// callHook runs one capability's reload, fail-open.
+func (r *reloader) callHook(h namedHook, old, cur configs.Config) {
 	defer func() {
 		if p := recover(); p != nil {
-			d.log.Error().Interface("panic", p).Msg("a config reload hook panicked; the new config stays in force")
+			r.d.log.Error().Interface("panic", p).Str("capability", h.name).
+				Msg("a config reload hook panicked; the new config stays in force")
 		}
 	}()
-	h(d, old, cur)
+	h.fn(old, cur)
 }
 
 // reject records an invalid change; the config in force stays.

@@ -8,17 +8,16 @@ import (
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
-// Reminders are the deadlines anyone with the socket may set
-// ("reminder/<name>"); the API's reminder routes create them, and this
-// plugin runs them.
-func init() {
-	registerPlugin(plugin{
+// remindersCapability runs the reminders: the deadlines anyone with the
+// socket may set ("reminder/<name>"); the API's reminder routes create them.
+func remindersCapability(d *daemon) capability {
+	return capability{
 		name: "reminders",
-		engine: func(d *daemon, eng *scheduler.Engine) error {
+		engine: func(eng *scheduler.Engine) error {
 			eng.Register(api.ReminderKind, reminderHandler(d.log))
 			return nil
 		},
-	})
+	}
 }
 
 // reminderHandler runs reminders: it logs the reminder with its message.

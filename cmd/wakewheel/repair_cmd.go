@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -20,7 +21,7 @@ const exitCorrupt = 3
 
 func (a *app) repairCmd() *cobra.Command {
 	var dir string
-	cmd := &cobra.Command{
+	cmd := a.localVerb(&cobra.Command{
 		Use:   "repair [--store DIR]",
 		Short: "Salvage a damaged store and say what was kept and lost (stop the daemon first)",
 		Long: `Repair a store the daemon refused as damaged (exit status 3).
@@ -31,24 +32,28 @@ salvaged and the store is rebuilt from them. The report lists, per lane, the
 sequence ranges that were lost (each is kept as a gap marker: an alert in the
 lane's digest and in 'wakewheel alerts'), and per kind what was kept.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				cfg, _, err := a.config(cmd)
-				if err != nil {
-					return err
-				}
-				dir = cfg.Engine.StoreDir
+	}, func(cmd *cobra.Command, _ []string) (any, string, error) {
+		if dir == "" {
+			cfg, _, err := a.config(cmd)
+			if err != nil {
+				return nil, "", err
 			}
-			if _, err := os.Stat(dir); err != nil {
-				return fmt.Errorf("repair: %w", err)
-			}
-			rep, err := repair.Run(dir, time.Now())
-			if rep != nil {
-				rep.Print(os.Stdout)
-			}
-			return err
-		},
-	}
+			dir = cfg.Engine.StoreDir
+		}
+		if _, err := os.Stat(dir); err != nil {
+			return nil, "", fmt.Errorf("repair: %w", err)
+		}
+		rep, err := repair.Run(dir, time.Now())
+		if rep == nil {
+			return nil, "", err
+		}
+		var text strings.Builder
+		rep.Print(&text)
+		if err != nil {
+			err = exitError{code: 1, err: err} // printed with what was done
+		}
+		return rep, text.String(), err
+	})
 	cmd.Flags().StringVar(&dir, "store", "", "the store directory (default: engine.store_dir)")
 	return cmd
 }

@@ -11,21 +11,24 @@ import (
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
-// The roots plugin: the Gardener behaviours. Registered roots and their
-// backlogs load with the store; armed roots resume lazily (the socket
-// accepts first, then each root's first detection starts its watcher and
-// inventories it); every API request is traffic for polled roots.
-func init() {
-	p := &rootsPlugin{}
-	registerPlugin(plugin{name: "roots", engine: p.engine, serve: p.serve, close: p.close})
-	metricsSources = append(metricsSources, p.metrics)
+// rootsCap is the roots capability: the Gardener behaviours. Registered
+// roots and their backlogs load with the store; armed roots resume lazily
+// (the socket accepts first, then each root's first detection starts its
+// watcher and inventories it); every API request is traffic for polled
+// roots; each detection goes to onDetected.
+type rootsCap struct {
+	d          *daemon
+	onDetected func(roots.Detection)
+	m          *roots.Manager // set by engine
 }
 
-type rootsPlugin struct {
-	m *roots.Manager
+func (p *rootsCap) capability() capability {
+	return capability{name: "roots", engine: p.engine, serve: p.serve, close: p.close,
+		reload: p.reload, metrics: p.metrics}
 }
 
-func (p *rootsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
+func (p *rootsCap) engine(eng *scheduler.Engine) error {
+	d := p.d
 	c := d.cfg.Detect
 	m, err := roots.Open(d.db, roots.Options{
 		BurstSilence:   c.BurstSilence,
@@ -38,24 +41,20 @@ func (p *rootsPlugin) engine(d *daemon, eng *scheduler.Engine) error {
 		CommandTimeout: d.cfg.Engine.ActionTimeout,
 		Clock:          d.clock,
 		Logger:         d.log.With().Str("component", "roots").Logger(),
-		OnDetected:     digestFeed.detected,
+		OnDetected:     p.onDetected,
 	})
 	if err != nil {
 		return err
 	}
 	p.m = m
-	digestFeed.subscribe(d.cfg.Lanes, d.log)
-	reloadHooks = append(reloadHooks, func(d *daemon, _, cur configs.Config) {
-		digestFeed.subscribe(cur.Lanes, d.log)
-		p.declare(context.Background(), d, cur.Roots)
-	})
 	m.Register(eng)
 	return m.Resume(eng, d.clock.Now())
 }
 
-func (p *rootsPlugin) serve(ctx context.Context, d *daemon) error {
+func (p *rootsCap) serve(ctx context.Context) error {
+	d := p.d
 	p.m.Attach(d.runner)
-	p.declare(ctx, d, d.cfg.Roots)
+	p.declare(ctx, d.cfg.Roots)
 	api.RegisterRoots(d.srv, p.m)
 	prev := d.srv.OnRequest
 	d.srv.OnRequest = func(verb string) {
@@ -67,13 +66,18 @@ func (p *rootsPlugin) serve(ctx context.Context, d *daemon) error {
 	return nil
 }
 
-func (p *rootsPlugin) close() {
+func (p *rootsCap) close() {
 	if p.m != nil {
 		p.m.Close()
 	}
 }
 
-func (p *rootsPlugin) metrics(_ context.Context, _ *daemon, s *metrics.Snapshot) error {
+// reload declares the roots of the new config.
+func (p *rootsCap) reload(_, cur configs.Config) {
+	p.declare(context.Background(), cur.Roots)
+}
+
+func (p *rootsCap) metrics(_ context.Context, s *metrics.Snapshot) error {
 	if p.m == nil {
 		return nil
 	}
@@ -91,7 +95,8 @@ func (p *rootsPlugin) metrics(_ context.Context, _ *daemon, s *metrics.Snapshot)
 // an alert, not a failed start. The file arms a root but never disarms one
 // armed from the CLI; its commands replace the root's when given; its
 // windows apply from the root's next event.
-func (p *rootsPlugin) declare(ctx context.Context, d *daemon, declared []configs.Root) {
+func (p *rootsCap) declare(ctx context.Context, declared []configs.Root) {
+	d := p.d
 	for _, r := range declared {
 		spec := roots.Spec{Path: r.Path, Skip: r.Skip, Arm: r.Armed, Windows: &roots.Windows{
 			BurstSilence: r.BurstSilence, BurstCap: r.BurstCap, ReconcileQuiet: r.ReconcileQuiet,

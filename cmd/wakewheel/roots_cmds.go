@@ -2,10 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,8 +25,8 @@ func absPath(p string) (string, error) {
 func (a *app) watchCmd() *cobra.Command {
 	var ingest, reconcile string
 	var skip []string
-	var candidate, arm, asJSON bool
-	cmd := &cobra.Command{
+	var candidate, arm bool
+	cmd := a.verb(&cobra.Command{
 		Use:   "watch PATH [--ingest CMD] [--reconcile CMD] [--skip DIR]... [--arm]",
 		Short: "Register a directory as a root (or update it); arm it to start watching",
 		Long: `Register a directory as a root, or update the settings given.
@@ -59,64 +58,55 @@ An empty --ingest "" or --reconcile "" removes the command. Only this
 command line (or the config file) sets commands: the MCP adapter never
 passes them.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, path, err := a.rootClient(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			req := api.WatchRequest{Path: path, Arm: arm}
-			f := cmd.Flags()
-			if f.Changed("ingest") {
-				req.Ingest = &ingest
-			}
-			if f.Changed("reconcile") {
-				req.Reconcile = &reconcile
-			}
-			if f.Changed("skip") {
-				req.Skip = skip
-			}
-			if f.Changed("candidate") {
-				req.Candidate = &candidate
-			}
-			st, err := c.Watch(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			return printRoot(st, asJSON)
-		},
-	}
+	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
+		path, err := absPath(args[0])
+		if err != nil {
+			return nil, "", err
+		}
+		req := api.WatchRequest{Path: path, Arm: arm}
+		f := cmd.Flags()
+		if f.Changed("ingest") {
+			req.Ingest = &ingest
+		}
+		if f.Changed("reconcile") {
+			req.Reconcile = &reconcile
+		}
+		if f.Changed("skip") {
+			req.Skip = skip
+		}
+		if f.Changed("candidate") {
+			req.Candidate = &candidate
+		}
+		return rootAnswer(c.Watch(cmd.Context(), req))
+	})
 	f := cmd.Flags()
 	f.StringVar(&ingest, "ingest", "", "command run for each batch of changed paths (NUL-separated on stdin)")
 	f.StringVar(&reconcile, "reconcile", "", "command run after the quiet window")
 	f.StringArrayVar(&skip, "skip", nil, "directory name or root-relative path never watched (repeatable)")
 	f.BoolVar(&candidate, "candidate", false, "mark the root candidate: the reconcile skips it")
 	f.BoolVar(&arm, "arm", false, "arm the root too")
-	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
 func (a *app) unwatchCmd() *cobra.Command {
-	return &cobra.Command{
+	return a.verb(&cobra.Command{
 		Use:   "unwatch PATH",
 		Short: "Forget a root: its watcher, backlog and deadlines",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, path, err := a.rootClient(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			res, err := c.Unwatch(cmd.Context(), path)
-			if err != nil {
-				return err
-			}
-			if res.Removed {
-				fmt.Printf("%s unwatched\n", path)
-			} else {
-				fmt.Printf("%s was not a root\n", path)
-			}
-			return nil
-		},
-	}
+	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
+		path, err := absPath(args[0])
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := c.Unwatch(cmd.Context(), path)
+		if err != nil {
+			return nil, "", err
+		}
+		if res.Removed {
+			return res, fmt.Sprintf("%s unwatched\n", path), nil
+		}
+		return res, fmt.Sprintf("%s was not a root\n", path), nil
+	})
 }
 
 func (a *app) armCmd() *cobra.Command {
@@ -127,123 +117,104 @@ func (a *app) disarmCmd() *cobra.Command {
 }
 
 func (a *app) armVerb(verb, short string) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return a.verb(&cobra.Command{
 		Use:   verb + " PATH",
 		Short: short,
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, path, err := a.rootClient(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			var st roots.Status
-			if verb == "arm" {
-				st, err = c.Arm(cmd.Context(), path)
-			} else {
-				st, err = c.Disarm(cmd.Context(), path)
-			}
-			if err != nil {
-				return err
-			}
-			return printRoot(st, asJSON)
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
+	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
+		path, err := absPath(args[0])
+		if err != nil {
+			return nil, "", err
+		}
+		if verb == "arm" {
+			return rootAnswer(c.Arm(cmd.Context(), path))
+		}
+		return rootAnswer(c.Disarm(cmd.Context(), path))
+	})
 }
 
 func (a *app) rootsCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return a.verb(&cobra.Command{
 		Use:   "roots [PATH]",
 		Short: "Show every root's honest state: mode, backlog, deadlines, last error",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd)
-			if err != nil {
-				return err
+	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
+		var path string
+		if len(args) == 1 {
+			var err error
+			if path, err = absPath(args[0]); err != nil {
+				return nil, "", err
 			}
-			var path string
-			if len(args) == 1 {
-				if path, err = absPath(args[0]); err != nil {
-					return err
-				}
-			}
-			sts, err := c.Roots(cmd.Context(), path)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(os.Stdout, sts)
-			}
-			if len(sts) == 0 {
-				fmt.Println("no roots; register one with `wakewheel watch PATH`")
-				return nil
-			}
-			for i, st := range sts {
-				if i > 0 {
-					fmt.Println()
-				}
-				if err := printRoot(st, false); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
+		}
+		sts, err := c.Roots(cmd.Context(), path)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(sts) == 0 {
+			return sts, "no roots; register one with `wakewheel watch PATH`\n", nil
+		}
+		texts := make([]string, len(sts))
+		for i, st := range sts {
+			texts[i] = rootText(st)
+		}
+		return sts, strings.Join(texts, "\n"), nil
+	})
 }
 
-func printRoot(st roots.Status, asJSON bool) error {
-	if asJSON {
-		return printJSON(os.Stdout, st)
+// rootAnswer is a verb's answer of one root's status.
+func rootAnswer(st roots.Status, err error) (any, string, error) {
+	if err != nil {
+		return nil, "", err
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	mode := st.Mode
-	if st.Reason != "" {
-		mode += " (" + st.Reason + ")"
-	}
-	fmt.Fprintf(w, "root\t%s\n", st.Path)
-	fmt.Fprintf(w, "mode\t%s\n", mode)
-	if st.Detail != "" {
-		fmt.Fprintf(w, "\t%s\n", st.Detail)
-	}
-	if st.Mode == roots.ModeNotify {
-		fmt.Fprintf(w, "watching\t%d directories, %d events\n", st.WatchedDirs, st.Events)
-	}
-	if st.Overflows > 0 {
-		fmt.Fprintf(w, "overflows\t%d (kernel queue; caught up by polling)\n", st.Overflows)
-	}
-	fmt.Fprintf(w, "ingest\t%s\n", orNone(st.Ingest, st.GoIngest))
-	fmt.Fprintf(w, "reconcile\t%s\n", orNone(st.Reconcile, st.GoRecon))
-	if len(st.Skip) > 0 {
-		fmt.Fprintf(w, "skip\t%s\n", strings.Join(st.Skip, ", "))
-	}
-	if st.Candidate {
-		fmt.Fprintf(w, "candidate\tyes: reconcile skips it\n")
-	}
-	fmt.Fprintf(w, "backlog\t%d paths (%d in flight)\n", st.Backlog, st.InFlight)
-	if st.Running != "" {
-		fmt.Fprintf(w, "running\t%s since %s\n", st.Running, st.RunningSince.Local().Format(time.TimeOnly))
-	}
-	if st.LastDetection != nil {
-		fmt.Fprintf(w, "last detection\t%s (%d new paths; %d detections since start)\n", st.LastDetection.Local().Format(time.DateTime), st.LastChanged, st.Detections)
-	} else {
-		fmt.Fprintf(w, "last detection\tnever\n")
-	}
-	fmt.Fprintf(w, "ingested\t%d paths in %d batches since start\n", st.Ingested, st.Batches)
-	if st.LastReconcile != nil {
-		fmt.Fprintf(w, "last reconcile\t%s: %s\n", st.LastReconcile.Local().Format(time.DateTime), st.LastReconcileResult)
-	}
-	for _, d := range st.Next {
-		fmt.Fprintf(w, "next %s\t%s (in %s)\n", d.Kind, d.At.Local().Format("15:04:05.000"), time.Until(d.At).Round(time.Millisecond))
-	}
-	if st.LastError != "" {
-		fmt.Fprintf(w, "last error\t%s\n", st.LastError)
-	}
-	return w.Flush()
+	return st, rootText(st), nil
+}
+
+// rootText is a root's status as the roots verbs print it.
+func rootText(st roots.Status) string {
+	return table(func(w io.Writer) {
+		mode := st.Mode
+		if st.Reason != "" {
+			mode += " (" + st.Reason + ")"
+		}
+		fmt.Fprintf(w, "root\t%s\n", st.Path)
+		fmt.Fprintf(w, "mode\t%s\n", mode)
+		if st.Detail != "" {
+			fmt.Fprintf(w, "\t%s\n", st.Detail)
+		}
+		if st.Mode == roots.ModeNotify {
+			fmt.Fprintf(w, "watching\t%d directories, %d events\n", st.WatchedDirs, st.Events)
+		}
+		if st.Overflows > 0 {
+			fmt.Fprintf(w, "overflows\t%d (kernel queue; caught up by polling)\n", st.Overflows)
+		}
+		fmt.Fprintf(w, "ingest\t%s\n", orNone(st.Ingest, st.GoIngest))
+		fmt.Fprintf(w, "reconcile\t%s\n", orNone(st.Reconcile, st.GoRecon))
+		if len(st.Skip) > 0 {
+			fmt.Fprintf(w, "skip\t%s\n", strings.Join(st.Skip, ", "))
+		}
+		if st.Candidate {
+			fmt.Fprintf(w, "candidate\tyes: reconcile skips it\n")
+		}
+		fmt.Fprintf(w, "backlog\t%d paths (%d in flight)\n", st.Backlog, st.InFlight)
+		if st.Running != "" {
+			fmt.Fprintf(w, "running\t%s since %s\n", st.Running, st.RunningSince.Local().Format(time.TimeOnly))
+		}
+		if st.LastDetection != nil {
+			fmt.Fprintf(w, "last detection\t%s (%d new paths; %d detections since start)\n", st.LastDetection.Local().Format(time.DateTime), st.LastChanged, st.Detections)
+		} else {
+			fmt.Fprintf(w, "last detection\tnever\n")
+		}
+		fmt.Fprintf(w, "ingested\t%d paths in %d batches since start\n", st.Ingested, st.Batches)
+		if st.LastReconcile != nil {
+			fmt.Fprintf(w, "last reconcile\t%s: %s\n", st.LastReconcile.Local().Format(time.DateTime), st.LastReconcileResult)
+		}
+		for _, d := range st.Next {
+			fmt.Fprintf(w, "next %s\t%s (in %s)\n", d.Kind, d.At.Local().Format("15:04:05.000"), time.Until(d.At).Round(time.Millisecond))
+		}
+		if st.LastError != "" {
+			fmt.Fprintf(w, "last error\t%s\n", st.LastError)
+		}
+	})
 }
 
 func orNone(cmd string, goFunc bool) string {
@@ -258,8 +229,7 @@ func orNone(cmd string, goFunc bool) string {
 
 func (a *app) leaseCmd() *cobra.Command {
 	var ttl time.Duration
-	var asJSON bool
-	cmd := &cobra.Command{
+	cmd := a.verb(&cobra.Command{
 		Use:   "lease (acquire|renew|release|list) [NAME] [--ttl D]",
 		Short: "Take, renew or give back a named advisory lease; automatic reconciles yield to it",
 		Long: `Named advisory leases with a time to live. A live lease whose name is a
@@ -272,79 +242,51 @@ root's reconcile yield until the lease is released or expires.
   wakewheel lease list`,
 		Args:      cobra.RangeArgs(1, 2),
 		ValidArgs: []string{"acquire", "renew", "release", "list"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd)
+	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
+		verb := args[0]
+		if verb == "list" {
+			ls, err := c.Leases(cmd.Context())
 			if err != nil {
-				return err
+				return nil, "", err
 			}
-			verb := args[0]
-			if verb == "list" {
-				ls, err := c.Leases(cmd.Context())
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return printJSON(os.Stdout, ls)
-				}
-				if len(ls) == 0 {
-					fmt.Println("no live leases")
-					return nil
-				}
-				w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			if len(ls) == 0 {
+				return ls, "no live leases\n", nil
+			}
+			return ls, table(func(w io.Writer) {
 				fmt.Fprintln(w, "NAME\tEXPIRES\tIN")
 				for _, l := range ls {
 					fmt.Fprintf(w, "%s\t%s\t%s\n", l.Name, l.Expires.Local().Format(time.DateTime), time.Until(l.Expires).Round(time.Second))
 				}
-				return w.Flush()
-			}
-			if len(args) != 2 {
-				return fmt.Errorf("lease %s needs a NAME", verb)
-			}
-			name := args[1]
-			var l roots.Lease
-			switch verb {
-			case "acquire":
-				l, err = c.AcquireLease(cmd.Context(), name, ttl)
-			case "renew":
-				l, err = c.RenewLease(cmd.Context(), name, ttl)
-			case "release":
-				res, err := c.ReleaseLease(cmd.Context(), name)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return printJSON(os.Stdout, res)
-				}
-				if res.Released {
-					fmt.Printf("lease %s released\n", name)
-				} else {
-					fmt.Printf("lease %s was not held\n", name)
-				}
-				return nil
-			default:
-				return fmt.Errorf("unknown lease verb %q: want acquire, renew, release or list", verb)
-			}
+			}), nil
+		}
+		if len(args) != 2 {
+			return nil, "", fmt.Errorf("lease %s needs a NAME", verb)
+		}
+		name := args[1]
+		var l roots.Lease
+		var err error
+		switch verb {
+		case "acquire":
+			l, err = c.AcquireLease(cmd.Context(), name, ttl)
+		case "renew":
+			l, err = c.RenewLease(cmd.Context(), name, ttl)
+		case "release":
+			res, err := c.ReleaseLease(cmd.Context(), name)
 			if err != nil {
-				return err
+				return nil, "", err
 			}
-			if asJSON {
-				return printJSON(os.Stdout, l)
+			if res.Released {
+				return res, fmt.Sprintf("lease %s released\n", name), nil
 			}
-			fmt.Printf("lease %s held until %s (in %s)\n", l.Name, l.Expires.Local().Format(time.DateTime), time.Until(l.Expires).Round(time.Second))
-			return nil
-		},
-	}
+			return res, fmt.Sprintf("lease %s was not held\n", name), nil
+		default:
+			return nil, "", fmt.Errorf("unknown lease verb %q: want acquire, renew, release or list", verb)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return l, fmt.Sprintf("lease %s held until %s (in %s)\n", l.Name, l.Expires.Local().Format(time.DateTime), time.Until(l.Expires).Round(time.Second)), nil
+	})
 	cmd.Flags().DurationVar(&ttl, "ttl", 5*time.Minute, "time to live (acquire, renew)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-// rootClient is the API client and the absolute form of a root argument.
-func (a *app) rootClient(cmd *cobra.Command, arg string) (*api.Client, string, error) {
-	c, err := a.client(cmd)
-	if err != nil {
-		return nil, "", err
-	}
-	path, err := absPath(arg)
-	return c, path, err
 }

@@ -1,0 +1,173 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/fleet"
+	"github.com/wakewheel/wakewheel/lanerun"
+	ob "github.com/wakewheel/wakewheel/obligations"
+	"github.com/wakewheel/wakewheel/roots"
+	"github.com/wakewheel/wakewheel/scheduler"
+)
+
+// The one error table. A handler returns its error; the server finds the
+// first row whose sentinel the error wraps and answers that row's HTTP
+// status and code, with the error's own message (or the row's, when it has
+// one). The client turns the code back into the CLI's exit status. An
+// error no row matches is internal (500, exit 1) and is logged.
+//
+// Exit statuses: 2 for a request the daemon rejected (the caller's input,
+// a name it does not know, a lease someone else holds); 1 for a failure the
+// caller cannot fix by changing the request (the daemon stopping, a
+// timeout, an internal error, no daemon at all).
+const (
+	ExitFailure  = 1
+	ExitRejected = 2
+)
+
+type errorRow struct {
+	err    error
+	status int
+	code   string
+	msg    string // when set, answered instead of the error's own text
+}
+
+var errorTable = []errorRow{
+	{errBadRequest, http.StatusBadRequest, "bad_request", ""},
+	{deadlines.ErrBadKey, http.StatusBadRequest, "bad_request", ""},
+	{deadlines.ErrBadWindow, http.StatusBadRequest, "bad_request", ""},
+	{deadlines.ErrBadMutation, http.StatusBadRequest, "bad_request", ""},
+	{scheduler.ErrUnknownKind, http.StatusBadRequest, "bad_request", ""},
+	{roots.ErrBadPath, http.StatusBadRequest, "bad_request", ""},
+	{roots.ErrBadSkip, http.StatusBadRequest, "bad_request", ""},
+	{roots.ErrBadLease, http.StatusBadRequest, "bad_request", ""},
+	{lanerun.ErrBadReport, http.StatusBadRequest, "bad_request", ""},
+	{errTooLarge, http.StatusRequestEntityTooLarge, "too_large", ""},
+	{errNotFound, http.StatusNotFound, "not_found", ""},
+	{roots.ErrUnknownRoot, http.StatusNotFound, "not_found", ""},
+	{roots.ErrNoLease, http.StatusNotFound, "not_held", ""},
+	{roots.ErrLeaseHeld, http.StatusConflict, "lease_held", ""},
+	{ob.ErrUnknownLane, http.StatusNotFound, "unknown_lane", ""},
+	{ob.ErrUnknownClass, http.StatusBadRequest, "unknown_class", ""},
+	{ob.ErrNoLocator, http.StatusBadRequest, "missing_locator", ""},
+	{ob.ErrBodyTooLarge, http.StatusRequestEntityTooLarge, "body_too_large", ""},
+	{ob.ErrBadLane, http.StatusBadRequest, "bad_lane", ""},
+	{ob.ErrBadID, http.StatusBadRequest, "bad_id", ""},
+	{ob.ErrBadBody, http.StatusBadRequest, "bad_body", ""},
+	{ob.ErrBadField, http.StatusBadRequest, "bad_field", ""},
+	{ob.ErrAckPastReceived, http.StatusConflict, "ack_past_received", ""},
+	{ob.ErrBadCheckpoint, http.StatusConflict, "bad_checkpoint", ""},
+	// A fleet member's routing (a lane homed on another host).
+	{fleet.ErrHomedElsewhere, http.StatusConflict, "lane_homed_elsewhere", ""},
+	{fleet.ErrOutboxFull, http.StatusServiceUnavailable, "outbox_full", ""},
+	{fleet.ErrUnreachable, http.StatusServiceUnavailable, "fleet_unreachable", ""},
+	{scheduler.ErrStopped, http.StatusServiceUnavailable, "stopping", "the daemon is shutting down"},
+	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "the request timed out"},
+}
+
+// codeInternal answers an error no row matches.
+const codeInternal = "internal"
+
+// Errors of the API's own making, rows of the table like the others'.
+var (
+	errBadRequest = errors.New("api: bad request")
+	errTooLarge   = errors.New("api: request too large")
+	errNotFound   = errors.New("api: not found")
+)
+
+// apiError is an error of the API's own making: kind is its row's
+// sentinel, msg the whole message.
+type apiError struct {
+	kind error
+	msg  string
+}
+
+func (e apiError) Error() string        { return e.msg }
+func (e apiError) Is(target error) bool { return target == e.kind }
+
+// badf is a caller's mistake, in words that say how to fix it.
+func badf(format string, args ...any) error {
+	return apiError{errBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// answer is the status, code and message of err: its row's, or internal.
+func answer(err error) (status int, code, msg string, known bool) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		err = apiError{errTooLarge, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+	}
+	for _, row := range errorTable {
+		if errors.Is(err, row.err) {
+			msg = err.Error()
+			if row.msg != "" {
+				msg = row.msg
+			}
+			return row.status, row.code, msg, true
+		}
+	}
+	return http.StatusInternalServerError, codeInternal, err.Error(), false
+}
+
+// fail answers err by the table.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	status, code, msg, known := answer(err)
+	if !known {
+		s.log.Error().Err(err).Msg("request failed")
+	}
+	writeError(w, status, code, msg)
+}
+
+// exitByCode is the table read from the client's side.
+var exitByCode = func() map[string]int {
+	m := map[string]int{codeInternal: ExitFailure}
+	for _, row := range errorTable {
+		exit := ExitFailure
+		if row.status/100 == 4 {
+			exit = ExitRejected
+		}
+		m[row.code] = exit
+	}
+	return m
+}()
+
+// ExitCode is the CLI's exit status for an error a client call returned:
+// the table's for an error answer of the daemon, 1 for anything else
+// (no daemon, a broken connection, an error of the caller's own).
+func ExitCode(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		if exit, ok := exitByCode[e.Err.Code]; ok {
+			return exit
+		}
+		if e.status/100 == 4 {
+			return ExitRejected
+		}
+	}
+	return ExitFailure
+}
+
+// Codes lists every code the table answers, with its HTTP status and exit
+// status, in table order (for documentation and tests).
+func Codes() []CodeInfo {
+	var out []CodeInfo
+	seen := map[string]bool{}
+	for _, row := range errorTable {
+		if seen[row.code] {
+			continue
+		}
+		seen[row.code] = true
+		out = append(out, CodeInfo{Code: row.code, Status: row.status, Exit: exitByCode[row.code]})
+	}
+	return append(out, CodeInfo{Code: codeInternal, Status: http.StatusInternalServerError, Exit: ExitFailure})
+}
+
+// CodeInfo is one row of the table as Codes shows it.
+type CodeInfo struct {
+	Code   string
+	Status int
+	Exit   int
+}

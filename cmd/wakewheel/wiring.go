@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+
+	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/metrics"
+	"github.com/wakewheel/wakewheel/scheduler"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+// daemon is what a running daemon's capabilities share.
+type daemon struct {
+	cfg      configs.Config
+	loadOpts configs.LoadOptions // the layers cfg came from: live reload keeps flags above the file
+	log      zerolog.Logger
+	clock    clock.Clock
+	db       *store.DB
+	runner   *scheduler.Runner // set before serve
+	srv      *api.Server       // set before serve
+}
+
+// capability is one part of the daemon (reminders, obligations, roots,
+// ...) as plain values: what it does in each phase of the daemon's life.
+// Every field but name may be nil.
+type capability struct {
+	name string
+	// engine registers deadline handlers; it runs before the runner starts,
+	// on the engine that already holds every reloaded deadline.
+	engine func(eng *scheduler.Engine) error
+	// serve adds API routes and starts background work; it runs once the
+	// runner is running and before the socket accepts requests.
+	serve func(ctx context.Context) error
+	// close stops background work at shutdown, before the runner stops;
+	// capabilities close in the reverse order of serve.
+	close func()
+	// reload puts a valid config change in force (see reload.go). It runs
+	// once the deadlines of shortened windows are re-timed.
+	reload func(old, cur configs.Config)
+	// live names the config keys (or the sections "roots", "lanes") that
+	// reload reads while the daemon runs; a change to any other key is
+	// logged as applying at the next start.
+	live []string
+	// metrics adds what the capability knows to a scrape's snapshot. It
+	// runs on the scrape goroutine, one scrape at a time, must not block,
+	// and may find the maps of the snapshot nil.
+	metrics func(ctx context.Context, s *metrics.Snapshot) error
+}
+
+// capabilities assembles the daemon d runs: every capability, in the order
+// their phases run (engine and serve in this order, close in reverse, reload
+// hooks in this order), and the values they share. This is the daemon's
+// whole wiring: nothing registers itself elsewhere.
+func capabilities(d *daemon) []capability {
+	obl := &obligationsCap{d: d}
+	// Detections become digests: the roots report them to the feed, which
+	// posts to the obligations service of this same daemon.
+	feed := newDetectionFeed(d.cfg.Lanes, d.log, obl.post)
+	rts := &rootsCap{d: d, onDetected: feed.detected}
+	caps := []capability{
+		obl.capability(),
+		remindersCapability(d),
+		feed.capability(),
+		rts.capability(),
+		backupCapability(d),
+	}
+	// Reload and metrics read the others: they come last.
+	caps = append(caps, reloadCapability(d, caps))
+	return append(caps, metricsCapability(d, caps))
+}
