@@ -3,11 +3,15 @@
 package fleet_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/wakewheel/wakewheel/fleet"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,7 +25,7 @@ import (
 func openLanes(t *testing.T, d *daemon, lanes ...string) {
 	t.Helper()
 	for _, l := range lanes {
-		deadline := time.Now().Add(60 * time.Second)
+		deadline := time.Now().Add(120 * time.Second)
 		for {
 			_, err := d.client.OpenLane(ctxFor(t, 10*time.Second), l)
 			if err == nil {
@@ -309,6 +313,21 @@ func TestFleetAllBrokersDown(t *testing.T) {
 		}
 		want[id] = "inbox"
 	}
+	// Status says so, from the daemon, while the broker cannot answer.
+	var view struct {
+		Member     fleet.MemberStatus `json:"member"`
+		FleetError string             `json:"fleet_error"`
+	}
+	cmd := exec.Command(wakewheelBin(t), "fleet", "status", "--json")
+	cmd.Env = append(os.Environ(), b.env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || json.Unmarshal(out, &view) != nil {
+		t.Fatalf("fleet status on b: %v\n%s", err, out)
+	}
+	if view.Member.BrokerUp || view.Member.Outbox != 50 || !strings.Contains(view.Member.State, "broker unreachable") || view.FleetError == "" {
+		t.Fatalf("fleet status with every broker down: %s", out)
+	}
+	t.Logf("b's status with every broker down: %q; fleet: %s", view.Member.State, view.FleetError)
 	// Local lanes work unchanged on the home.
 	if res, err := a.client.Post(ctxFor(t, 10*time.Second), api.PostRequest{Lane: "inbox", Class: "human", ID: "local", Body: "x"}); err != nil || res.Route != fleet.PostedLocal {
 		t.Fatalf("local post with every broker down: %+v %v", res, err)

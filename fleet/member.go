@@ -151,7 +151,7 @@ func (m *Member) maintain(ctx context.Context) {
 	for {
 		if m.conn.Up() {
 			if !m.conn.ready.Load() {
-				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 				if err := m.conn.Ensure(cctx); err != nil {
 					m.log.Warn().Err(err).Msg("fleet: setting up the stream and buckets")
 				}

@@ -171,7 +171,30 @@ func newCluster(t *testing.T, n int, dir string) *cluster {
 	for _, p := range c.nodes {
 		p.start()
 	}
+	c.waitMeta()
 	return c
+}
+
+// waitMeta waits until JetStream answers: the nodes found each other and
+// elected a meta leader.
+func (c *cluster) waitMeta() {
+	c.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		nc, err := nats.Connect(c.urls(), nats.Timeout(2*time.Second))
+		if err == nil {
+			js, _ := jetstream.New(nc)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			_, err = js.AccountInfo(ctx)
+			cancel()
+			nc.Close()
+			if err == nil {
+				return
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	c.t.Fatalf("the broker cluster never answered JetStream requests:\n%s", c.nodes[0].tail())
 }
 
 // urls is the cluster's client URLs, comma-separated.

@@ -64,6 +64,7 @@ func startFleet(ctx context.Context, d *daemon, m *fleet.Member, svc *wakes.Serv
 	if err := m.Start(ctx, d.runner); err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
+	d.srv.Handle("GET /v1/fleet", "fleet", fleetRoute(m))
 	d.log.Info().Str("component", "fleet").Str("host", m.Host()).Str("url", d.cfg.Fleet.URL).Msg("fleet member started")
 	return fleetObligations{Obligations: svc, m: m}, nil
 }

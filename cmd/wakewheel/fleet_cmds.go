@@ -2,9 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"os"
+	"time"
 
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/configs"
 	"github.com/wakewheel/wakewheel/fleet"
 	"github.com/wakewheel/wakewheel/internal/clock"
@@ -26,4 +34,79 @@ func fleetFeed(cfg configs.Config, o *liveness.MonitorOptions) (func(), error) {
 		fleet.WatchBeacons(ctx, conn, m, fleet.WatchOptions{BlindAfter: o.Period + o.Grace, Clock: clock.Real{}, Log: log})
 	}
 	return conn.Close, nil
+}
+
+// fleetRoute serves the member's own state on GET /v1/fleet.
+func fleetRoute(m *fleet.Member) func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, _ *http.Request) error {
+		w.Header().Set("Content-Type", "application/json")
+		return json.NewEncoder(w).Encode(m.Status())
+	}
+}
+
+// fleetStatusView is what `fleet status --json` prints: this host's
+// member (from its daemon), and the fleet (from the broker); each part
+// says why it is missing when it is.
+type fleetStatusView struct {
+	Member      *fleet.MemberStatus `json:"member,omitempty"`
+	MemberError string              `json:"member_error,omitempty"`
+	Fleet       *fleet.FleetStatus  `json:"fleet,omitempty"`
+	FleetError  string              `json:"fleet_error,omitempty"`
+}
+
+func (a *app) fleetCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "fleet", Short: "The fleet of hosts sharing lanes and beacons through a broker"}
+	var asJSON bool
+	status := &cobra.Command{
+		Use:   "status [--json]",
+		Short: "Hosts (beacon age, version, outbox, import, what waits in the broker) and lanes (home, unconsumed per class)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, _, err := a.config(cmd)
+			if err != nil {
+				return err
+			}
+			if cfg.Fleet.URL == "" {
+				return exitError{code: 2, err: errors.New("fleet status: fleet.url is not set: this host is not in a fleet")}
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
+			defer cancel()
+			var v fleetStatusView
+			var ms fleet.MemberStatus
+			if err := api.NewClient(cfg.Engine.SocketPath).Do(ctx, http.MethodGet, "/v1/fleet", nil, &ms); err != nil {
+				v.MemberError = "this host's daemon: " + err.Error()
+			} else {
+				v.Member = &ms
+			}
+			conn, err := fleet.Dial(fleetOptions(cfg.Fleet), "wakewheel fleet status", false, zerolog.Nop())
+			if err == nil {
+				defer conn.Close()
+				var fs fleet.FleetStatus
+				if fs, err = fleet.ReadFleet(ctx, conn, time.Now()); err == nil {
+					v.Fleet = &fs
+				}
+			}
+			if err != nil {
+				v.FleetError = err.Error()
+			}
+			if asJSON {
+				return printJSON(os.Stdout, v)
+			}
+			if v.Member != nil {
+				fmt.Printf("this host: %s, %s; forwarded %d, imported %d, terminated %d\n\n", v.Member.Host, v.Member.State,
+					v.Member.Forwarded, v.Member.Imported, v.Member.Terminated)
+			} else {
+				fmt.Printf("this host: %s\n\n", v.MemberError)
+			}
+			if v.Fleet != nil {
+				fmt.Print(v.Fleet.Text())
+			} else {
+				fmt.Printf("fleet: %s\n", v.FleetError)
+			}
+			return nil
+		},
+	}
+	status.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(status)
+	return cmd
 }

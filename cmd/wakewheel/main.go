@@ -37,6 +37,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(
 		a.daemonCmd(),
 		a.brokerCmd(),
+		a.fleetCmd(),
 		a.statusCmd(),
 		a.deadlinesCmd(),
 		a.remindCmd(),

@@ -1,0 +1,171 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// MemberStatus is what a daemon knows of its own part in the fleet, served
+// on GET /v1/fleet: it answers when the broker does not.
+type MemberStatus struct {
+	Host        string `json:"host"`
+	URL         string `json:"url"`
+	BrokerUp    bool   `json:"broker_up"`
+	Ready       bool   `json:"ready"` // the stream and buckets are set up
+	Importing   bool   `json:"importing"`
+	Outbox      int    `json:"outbox"`
+	OutboxMax   int    `json:"outbox_max"`
+	Forwarded   uint64 `json:"forwarded"`
+	Imported    uint64 `json:"imported"`
+	Terminated  uint64 `json:"terminated"`
+	Redelivered uint64 `json:"redelivered"`
+	BeaconsSent uint64 `json:"beacons_sent"`
+	// State says it in words: "connected", or what does not work now.
+	State string `json:"state"`
+}
+
+// Status is the member's own state now.
+func (m *Member) Status() MemberStatus {
+	s := MemberStatus{Host: m.opts.Host, URL: m.opts.URL, BrokerUp: m.conn.Up(), Ready: m.conn.ready.Load(),
+		Importing: m.importing.Load(), Outbox: m.outbox.Len(), OutboxMax: m.opts.OutboxMax,
+		Forwarded: m.forwarded.Load(), Imported: m.imported.Load(), Terminated: m.terminated.Load(),
+		Redelivered: m.redelivered.Load(), BeaconsSent: m.beaconsSent.Load()}
+	switch {
+	case !s.BrokerUp:
+		s.State = fmt.Sprintf("broker unreachable: local lanes work, remote posts queue in the outbox (%d of %d), import paused", s.Outbox, s.OutboxMax)
+	case !s.Ready:
+		s.State = "connected, setting up the stream and buckets"
+	case !s.Importing:
+		s.State = "connected, import starting"
+	default:
+		s.State = "connected"
+	}
+	return s
+}
+
+// FleetStatus is the fleet as the broker shows it.
+type FleetStatus struct {
+	At    time.Time     `json:"at"`
+	Hosts []HostView    `json:"hosts"`
+	Lanes []LaneSummary `json:"lanes"`
+}
+
+// HostView is one host: its last beacon, and what waits for it in the
+// stream (delivered to its import and not acked, or not delivered yet).
+type HostView struct {
+	HostBeacon
+	AgeSeconds float64 `json:"age_s"`
+	Stale      bool    `json:"stale"` // older than its TTL: the host may be down
+	Waiting    uint64  `json:"waiting_in_broker"`
+}
+
+// LaneSummary is one lane and its home.
+type LaneSummary struct {
+	Lane string `json:"lane"`
+	Home string `json:"home"`
+	LaneView
+	Reported bool `json:"reported"` // the home's beacon carries the lane
+}
+
+// ReadFleet reads the fleet's state from the broker: every beacon, every
+// lane home, and each import consumer's backlog.
+func ReadFleet(ctx context.Context, c *Conn, now time.Time) (FleetStatus, error) {
+	st := FleetStatus{At: now, Hosts: []HostView{}, Lanes: []LaneSummary{}}
+	beacons, err := c.KV(ctx, BeaconsBucket)
+	if err != nil {
+		return st, err
+	}
+	byHost := map[string]*HostView{}
+	if err := eachValue(ctx, beacons, func(_ string, v []byte, created time.Time) {
+		var b HostBeacon
+		if json.Unmarshal(v, &b) != nil {
+			return
+		}
+		age := now.Sub(b.At)
+		byHost[b.Host] = &HostView{HostBeacon: b, AgeSeconds: age.Seconds(), Stale: age.Seconds() > b.TTL}
+	}); err != nil {
+		return st, err
+	}
+	homes, err := c.KV(ctx, HomesBucket)
+	if err != nil {
+		return st, err
+	}
+	if err := eachValue(ctx, homes, func(key string, v []byte, _ time.Time) {
+		lane, err := Decode(key)
+		if err != nil {
+			return
+		}
+		ls := LaneSummary{Lane: lane, Home: string(v)}
+		if h := byHost[ls.Home]; h != nil {
+			for _, l := range h.Lanes {
+				if l.Lane == lane {
+					ls.LaneView, ls.Reported = l, true
+				}
+			}
+		}
+		st.Lanes = append(st.Lanes, ls)
+	}); err != nil {
+		return st, err
+	}
+	for host, h := range byHost {
+		if ci, err := c.js.Consumer(ctx, StreamName, ConsumerName(host)); err == nil {
+			if info, err := ci.Info(ctx); err == nil {
+				h.Waiting = info.NumPending + uint64(info.NumAckPending)
+			}
+		}
+		h.Lanes = nil // shown per lane
+		st.Hosts = append(st.Hosts, *h)
+	}
+	sort.Slice(st.Hosts, func(i, j int) bool { return st.Hosts[i].Host < st.Hosts[j].Host })
+	sort.Slice(st.Lanes, func(i, j int) bool { return st.Lanes[i].Lane < st.Lanes[j].Lane })
+	return st, nil
+}
+
+func eachValue(ctx context.Context, kv jetstream.KeyValue, fn func(key string, v []byte, created time.Time)) error {
+	keys, err := kv.ListKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: listing %s: %v", ErrUnreachable, kv.Bucket(), err)
+	}
+	for k := range keys.Keys() {
+		e, err := kv.Get(ctx, k)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // expired between the listing and the read
+		}
+		if err != nil {
+			return fmt.Errorf("%w: reading %s/%s: %v", ErrUnreachable, kv.Bucket(), k, err)
+		}
+		fn(k, e.Value(), e.Created())
+	}
+	return nil
+}
+
+// Text renders the fleet's state for a terminal.
+func (st FleetStatus) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-16s %-8s %-10s %-8s %-9s %-8s %-10s %s\n", "HOST", "BEACON", "VERSION", "OUTBOX", "IMPORTING", "WAITING", "WAKES/NOOP", "")
+	for _, h := range st.Hosts {
+		note := ""
+		if h.Stale {
+			note = "STALE (no beacon within its TTL: down or cut off?)"
+		}
+		fmt.Fprintf(&b, "%-16s %-8s %-10s %-8d %-9v %-8d %-10s %s\n", h.Host, fmt.Sprintf("%.1fs", h.AgeSeconds), h.Version,
+			h.Outbox, h.Importing, h.Waiting, fmt.Sprintf("%d/%d", h.Wakes, h.Noops), note)
+	}
+	fmt.Fprintf(&b, "\n%-24s %-16s %-6s %-9s %s\n", "LANE", "HOME", "HEAD", "CONSUMED", "UNCONSUMED (human peer digest alert)")
+	for _, l := range st.Lanes {
+		if !l.Reported {
+			fmt.Fprintf(&b, "%-24s %-16s %s\n", l.Lane, l.Home, "(no beacon from its home)")
+			continue
+		}
+		u := l.Unconsumed
+		fmt.Fprintf(&b, "%-24s %-16s %-6d %-9d %d %d %d %d\n", l.Lane, l.Home, l.Head, l.Consumed, u.Human, u.Peer, u.Digest, u.Alert)
+	}
+	return b.String()
+}
