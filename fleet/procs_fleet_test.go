@@ -54,11 +54,12 @@ func wakewheelBin(t *testing.T) string {
 // proc is a child process that can be killed and started again with the
 // same arguments.
 type proc struct {
-	t    *testing.T
-	name string
-	args []string
-	env  []string
-	log  string
+	t     *testing.T
+	name  string
+	args  []string
+	netns string // run inside this network namespace (ip netns exec)
+	env   []string
+	log   string
 
 	mu  sync.Mutex
 	cmd *exec.Cmd
@@ -79,6 +80,9 @@ func (p *proc) start() {
 		p.t.Fatal(err)
 	}
 	cmd := exec.Command(wakewheelBin(p.t), p.args...)
+	if p.netns != "" {
+		cmd = exec.Command("ip", append([]string{"netns", "exec", p.netns, wakewheelBin(p.t)}, p.args...)...)
+	}
 	cmd.Env = append(os.Environ(), p.env...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -256,6 +260,12 @@ type daemon struct {
 // beacon numbers for tests; extra adds or overrides settings (KEY=value).
 func startDaemon(t *testing.T, host, urls string, extra ...string) *daemon {
 	t.Helper()
+	return startDaemonIn(t, "", host, urls, extra...)
+}
+
+// startDaemonIn is startDaemon inside a network namespace ("" for none).
+func startDaemonIn(t *testing.T, ns, host, urls string, extra ...string) *daemon {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "wwf-"+host+"-") // short: a socket path has < 108 bytes
 	if err != nil {
 		t.Fatal(err)
@@ -271,6 +281,7 @@ func startDaemon(t *testing.T, host, urls string, extra ...string) *daemon {
 	env = append(env, extra...)
 	d := &daemon{proc: newProc(t, "daemon-"+host, t.TempDir(), env, "daemon"), host: host, socket: socket,
 		client: api.NewClient(socket)}
+	d.netns = ns
 	d.start()
 	return d
 }
