@@ -28,6 +28,7 @@ var routes = []struct {
 	{"POST", "/v1/lanes/*/ack"},
 	{"POST", "/v1/lanes/*/park"},
 	{"POST", "/v1/lanes/*/resume"},
+	{"POST", "/v1/lanes/*/agent"}, // a wait's turn, for the ledger
 	{"POST", "/v1/roots"},
 	{"DELETE", "/v1/roots"},
 	{"POST", "/v1/roots/arm"},

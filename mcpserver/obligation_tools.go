@@ -79,8 +79,11 @@ func (t tools) addObligationTools(s *mcp.Server) {
 	}, t.post)
 	addTool(s, &mcp.Tool{
 		Name: "wait",
-		Description: "Wait (long-poll) until the lane has unconsumed obligations, then return its digest: " +
-			"everything unconsumed since your last ack. Answers {woke: true, digest} on a wake, {woke: false} when the timeout passes first. " +
+		Description: "Prefer being woken by your host instead: `wakewheel hook install claude-code --lane L` (or codex) makes the host's Stop hook " +
+			"hand you the lane's work, and a lane's runner or pane reaches you when you rest; those cost no turn while nothing happens. " +
+			"Every return of wait is a turn of yours, recorded in the ledger (a return without work is a no-op turn). " +
+			"wait long-polls until the lane has unconsumed obligations, then returns its digest: everything unconsumed since your last ack. " +
+			"Answers {woke: true, digest} on a wake, {woke: false} when the timeout passes first (also when the daemon is down: it retries the socket until then). " +
 			"A delivered digest counts as received (not consumed): ack what you act on.",
 		Annotations: mutating,
 		InputSchema: inputSchema[WaitInput](wait),
@@ -146,9 +149,61 @@ func (t tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in WaitInput) (
 	if in.After != "" {
 		q.Set("after", in.After)
 	}
-	var out any
-	err = t.call(ctx, "wait", http.MethodGet, "/v1/lanes/"+seg+"/wait?"+q.Encode(), nil, &out)
-	return nil, out, err
+	res, err := t.waitOut(ctx, seg, q, timeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	turn := map[string]any{"mode": ob.TurnMCPWait, "work": res.Woke}
+	if res.Digest != nil {
+		turn["wake_id"] = res.Digest.WakeID
+	}
+	// The turn is a cost measured: its record never fails the wait.
+	_ = t.c.Do(ctx, http.MethodPost, "/v1/lanes/"+seg+"/agent", map[string]any{"turn": turn}, nil)
+	return nil, res, nil
+}
+
+// WaitResult answers the wait tool: the daemon's answer, and why it did
+// not wake when the daemon could not be reached.
+type WaitResult struct {
+	api.WaitResult
+	DaemonDown string `json:"daemon_down,omitempty"`
+}
+
+// SocketRetry is how often a wait retries a daemon that does not answer:
+// a restarted daemon is found within a second, at one connect a second.
+const SocketRetry = time.Second
+
+// waitOut long-polls until timeout has passed, retrying the socket while
+// the daemon is down (an agent told {woke: false} at once would call
+// again at once: a hot loop of turns). It fails only for a rejected
+// request.
+func (t tools) waitOut(ctx context.Context, seg string, q url.Values, timeout time.Duration) (WaitResult, error) {
+	deadline := t.clock.Now().Add(timeout)
+	for first := true; ; first = false {
+		left := deadline.Sub(t.clock.Now())
+		if first {
+			left = timeout
+		}
+		q.Set("timeout", max(left, 0).Round(time.Millisecond).String())
+		var out api.WaitResult
+		err := t.call(ctx, "wait", http.MethodGet, "/v1/lanes/"+seg+"/wait?"+q.Encode(), nil, &out)
+		if err == nil {
+			return WaitResult{WaitResult: out}, nil
+		}
+		if !errors.Is(err, api.ErrDaemonDown) {
+			return WaitResult{}, err
+		}
+		if left <= 0 {
+			return WaitResult{DaemonDown: err.Error()}, nil
+		}
+		tm := t.clock.NewTimer(min(SocketRetry, left))
+		select {
+		case <-tm.C():
+		case <-ctx.Done():
+			tm.Stop()
+			return WaitResult{DaemonDown: err.Error()}, nil
+		}
+	}
 }
 
 func (t tools) digest(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput) (*mcp.CallToolResult, any, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/internal/clock"
 )
 
 // Caller sends one request to the daemon's socket API and decodes its JSON
@@ -22,12 +23,15 @@ type Caller interface {
 // Options describe the adapter to the agent.
 type Options struct {
 	Version string // reported as the server's version in the handshake
+	// Clock times a wait that outlasts a down daemon (default: the wall clock).
+	Clock clock.Clock
 }
 
 // instructions are what an agent reads about the server as a whole.
 const instructions = `wakewheel is a cron-free scheduler daemon on this host. These tools forward to it.
-Wake protocol: call wait on your lane (it long-polls and returns the digest of everything unconsumed);
-act on each message; then ack up to the digest's head. A digest with noop=true needs no action.
+Wake protocol: the cheapest way to be woken is your host's hook (wakewheel hook install claude-code|codex)
+or the lane's headless runner, which cost no turn while idle; wait is the fallback: it long-polls and
+returns the digest of everything unconsumed; act on each message; then ack up to the digest's head. A digest with noop=true needs no action.
 Before clearing your context, park the lane; after, resume it. Reminders (remind) are deadlines of
 your own under reminder/<name>; they never run commands.`
 
@@ -40,7 +44,10 @@ func New(c Caller, opts Options) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "wakewheel", Title: "wakewheel scheduler", Version: version},
 		&mcp.ServerOptions{Instructions: instructions})
-	t := tools{c: c}
+	t := tools{c: c, clock: opts.Clock}
+	if t.clock == nil {
+		t.clock = clock.Real{}
+	}
 	t.addEngineTools(s)
 	t.addObligationTools(s)
 	t.addRootTools(s)
@@ -48,7 +55,10 @@ func New(c Caller, opts Options) *mcp.Server {
 }
 
 // tools forwards tool calls to the daemon.
-type tools struct{ c Caller }
+type tools struct {
+	c     Caller
+	clock clock.Clock
+}
 
 // call forwards one request and turns its failure into the error a tool
 // reports: what failed, why, and what to do.

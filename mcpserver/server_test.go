@@ -86,10 +86,29 @@ func TestRemindStatusDeadlinesAgainstTheRealAPI(t *testing.T) {
 func TestDaemonDownIsAToolErrorForEveryTool(t *testing.T) {
 	cs := connect(t, api.NewClient(t.TempDir()+"/none.sock"))
 	for tool, args := range validArgs {
+		if tool == "wait" {
+			continue // see TestWaitOutlastsADownDaemon
+		}
 		res := call(t, cs, tool, args)
 		if !res.IsError || !strings.Contains(text(res), "not running") || !strings.Contains(text(res), "wakewheel daemon") {
 			t.Errorf("%s with the daemon down: IsError=%v %q", tool, res.IsError, text(res))
 		}
+	}
+}
+
+// TestWaitOutlastsADownDaemon: with the daemon down, wait is not an error
+// answered in milliseconds (an agent would call again at once: a hot loop
+// of turns) but waits out its timeout, retrying the socket, and says why.
+func TestWaitOutlastsADownDaemon(t *testing.T) {
+	cs := connect(t, api.NewClient(t.TempDir()+"/none.sock"))
+	start := time.Now()
+	res := call(t, cs, "wait", map[string]any{"lane": "dev", "timeout": "2s"})
+	took := time.Since(start)
+	if res.IsError || !strings.Contains(text(res), `"woke":false`) || !strings.Contains(text(res), "not running") {
+		t.Fatalf("wait with the daemon down: IsError=%v %q", res.IsError, text(res))
+	}
+	if took < 2*time.Second || took > 10*time.Second {
+		t.Fatalf("wait with the daemon down returned after %s, want its 2s timeout", took)
 	}
 }
 
@@ -206,6 +225,15 @@ func TestArgumentsStayInTheirRoute(t *testing.T) {
 			continue
 		}
 		got := rec.last()
+		if tc.tool == "wait" { // the wait, then its turn for the ledger
+			turn := got
+			rec.mu.Lock()
+			got = rec.reqs[len(rec.reqs)-2]
+			rec.mu.Unlock()
+			if turn.method != "POST" || !strings.HasPrefix(turn.path, "/v1/lanes/") || !strings.HasSuffix(turn.path, "/agent") || !strings.Contains(turn.body, `"mode":"mcp_wait"`) {
+				t.Errorf("wait %v: its turn was sent as %s %s %s", tc.args, turn.method, turn.path, turn.body)
+			}
+		}
 		if got.method != tc.method || got.path != tc.path || got.body != tc.body {
 			t.Errorf("%s %v sent %s %s %s\nwant %s %s %s", tc.tool, tc.args, got.method, got.path, got.body, tc.method, tc.path, tc.body)
 		}
