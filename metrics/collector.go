@@ -23,6 +23,7 @@ type Snapshot struct {
 	Unconsumed map[LaneClass]int // lane and class → obligations not consumed
 	Wakes      map[string]uint64 // lane → wakes since the process started
 	NoopWakes  map[string]uint64 // lane → no-op wakes since the process started
+	Fleet      *FleetSnapshot    // nil outside a fleet
 }
 
 // LaneClass keys unconsumed obligations.
@@ -74,6 +75,7 @@ type engineCollector struct {
 
 	pending, waiting, fired, runs, alerts *prometheus.Desc
 	backlog, unconsumed, wakes, noop, up  *prometheus.Desc
+	fleet                                 fleetDescs
 }
 
 func newEngineCollector(src Source) *engineCollector {
@@ -97,6 +99,7 @@ func newEngineCollector(src Source) *engineCollector {
 		wakes:      d("wakes_total", "Wakes delivered since the daemon started, by lane.", "lane"),
 		noop:       d("noop_wakes_total", "Wakes whose digest was a no-op, by lane.", "lane"),
 		up:         d("engine_up", "1 when this scrape reached the engine, 0 when it did not answer."),
+		fleet:      newFleetDescs(),
 	}
 }
 
@@ -106,6 +109,7 @@ func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- d
 	}
 	c.lateness.Describe(ch)
+	c.fleet.describe(ch)
 }
 
 func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
@@ -135,6 +139,7 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	for lc, n := range s.Unconsumed {
 		ch <- prometheus.MustNewConstMetric(c.unconsumed, prometheus.GaugeValue, float64(n), lc.Lane, lc.Class)
 	}
+	c.fleet.collect(ch, s.Fleet)
 }
 
 // emit sends one series per map entry, labelled by its key.

@@ -9,6 +9,7 @@ import (
 	"github.com/wakewheel/wakewheel/configs"
 	"github.com/wakewheel/wakewheel/fleet"
 	"github.com/wakewheel/wakewheel/liveness"
+	"github.com/wakewheel/wakewheel/metrics"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/wakes"
@@ -95,4 +96,10 @@ func (f fleetObligations) Wait(ctx context.Context, lane, who, after string, tim
 		return ob.Digest{}, false, err
 	}
 	return f.Obligations.Wait(ctx, lane, who, after, timeout)
+}
+
+// fleetSnapshot is the member's state as the metrics show it.
+func fleetSnapshot(st fleet.MemberStatus) *metrics.FleetSnapshot {
+	return &metrics.FleetSnapshot{BrokerUp: st.BrokerUp, Importing: st.Importing, Outbox: st.Outbox, OutboxMax: st.OutboxMax,
+		Forwarded: st.Forwarded, Imported: st.Imported, Terminated: st.Terminated, Redelivered: st.Redelivered, BeaconsSent: st.BeaconsSent}
 }

@@ -210,5 +210,8 @@ func (p *obligationsCap) metrics(ctx context.Context, s *metrics.Snapshot) error
 		}
 	}
 	s.Wakes, s.NoopWakes = p.svc.Deliveries()
+	if p.member != nil {
+		s.Fleet = fleetSnapshot(p.member.Status())
+	}
 	return nil
 }
