@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/wakewheel/wakewheel/deadlines"
 )
 
 // Class says what kind of obligation a message is, and so how urgently an
@@ -141,4 +143,18 @@ func (p Policies) normalized() [numClasses]Policy {
 		}
 	}
 	return out
+}
+
+// Timetable declares how the lanes' deadlines are timed under p (see
+// deadlines.Retime): redeliver/<lane>/<class> by its class's cadence.
+// Nothing else is claimed.
+func (p Policies) Timetable() deadlines.Timetable {
+	return func(key string) (deadlines.Timing, bool) {
+		_, c, ok := ParseRedeliverKey(key)
+		if !ok {
+			return deadlines.Timing{}, false
+		}
+		pol, ok := p[c]
+		return deadlines.Timing{Window: pol.Cadence}, ok
+	}
 }

@@ -50,3 +50,29 @@ func TestPerRootWindowsOverrideTheDefaults(t *testing.T) {
 		t.Fatalf("ingested %d and %d paths, want 12 each", len(tunedLog.paths()), len(plainLog.paths()))
 	}
 }
+
+// The roots' timetable claims burst/<root> and reconcile/<root>, timed by
+// the root's own windows over the defaults, and nothing else.
+func TestTimetableUsesEachRootsOwnWindows(t *testing.T) {
+	tt := Timetable(Options{BurstSilence: time.Second, BurstCap: 10 * time.Second},
+		map[string]Windows{"/src/own": {BurstSilence: time.Minute, ReconcileCap: time.Hour}})
+	for key, want := range map[string]struct {
+		window, cap time.Duration
+		ok          bool
+	}{
+		Key(KindBurst, "/src/own"):       {time.Minute, time.Minute, true}, // its cap is at least its own silence
+		Key(KindBurst, "/src/plain"):     {time.Second, 10 * time.Second, true},
+		Key(KindReconcile, "/src/own"):   {45 * time.Second, time.Hour, true},
+		Key(KindReconcile, "/src/plain"): {45 * time.Second, 10 * time.Minute, true},
+		Key(KindDetect, "/src/own"):      {0, 0, false},
+		Key(KindDrain, "/src/own"):       {0, 0, false},
+		LeaseKey("burst"):                {0, 0, false},
+		"reminder/burst":                 {0, 0, false},
+		"burstiness":                     {0, 0, false},
+	} {
+		got, ok := tt(key)
+		if ok != want.ok || got.Window != want.window || got.Cap != want.cap {
+			t.Errorf("%s: %+v %v, want window %s cap %s %v", key, got, ok, want.window, want.cap, want.ok)
+		}
+	}
+}

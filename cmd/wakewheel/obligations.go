@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/fleet"
 	"github.com/wakewheel/wakewheel/liveness"
 	"github.com/wakewheel/wakewheel/metrics"
@@ -45,10 +46,10 @@ type obligationsCap struct {
 
 func (p *obligationsCap) capability() capability {
 	return capability{name: "obligations", engine: p.engine, serve: p.serve, close: p.close,
-		reload: p.reload, metrics: p.metrics,
-		// the cadences are live already: reload.go re-times them
+		reload: p.reload, metrics: p.metrics, timetable: lanesTimetable,
 		live: []string{"lanes", "agents.idle", "agents.timeout", "agents.prompt", "obligations.max_body",
-			"obligations.human.slo", "obligations.peer.slo", "obligations.digest.slo", "obligations.alert.slo"}}
+			"obligations.human.slo", "obligations.peer.slo", "obligations.digest.slo", "obligations.alert.slo",
+			"obligations.human.cadence", "obligations.peer.cadence", "obligations.digest.cadence", "obligations.alert.cadence"}}
 }
 
 // post posts a machine obligation (a detection digest), creating its lane.
@@ -166,6 +167,12 @@ func policies(c configs.Obligations) ob.Policies {
 		pol[cls] = ob.Policy{Cadence: t.Cadence, SLO: t.SLO, MaxBody: c.MaxBody}
 	}
 	return pol
+}
+
+// lanesTimetable is how the lanes time their deadlines under c: each
+// class's cadence.
+func lanesTimetable(c *configs.Config) deadlines.Timetable {
+	return policies(c.Obligations).Timetable()
 }
 
 // slos are the limits a ledger report judges against: the configured SLOs.

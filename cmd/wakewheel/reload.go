@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,24 +28,28 @@ import (
 //     is handed to the reload hooks of other capabilities, and re-times the
 //     pending deadlines of every window it shortened, by the rule below.
 //
-// The re-timing rule. For each setting in the table retimed, when its new
-// value is SHORTER than the old one, every pending deadline of that
-// setting (all keys the table matches, not only one root or lane) moves to
+// Re-timing. The owner of each key declares how its deadlines are timed
+// under a config (capability.timetable, a deadlines.Timetable: the roots'
+// burst and reconcile windows, each root's own over the detect.* keys; the
+// lanes' class cadences). For every pending deadline an owner claims,
+// deadlines.Retime compares its timing under the old and the new config;
+// each span that got SHORTER pulls it in:
 //
 //	silence, quiet and cadence windows:  At' = min(At, now + new window)
 //	caps of sliding windows:             At' = min(At, max(now, Since + new cap))
 //
-// and is otherwise left alone. A deadline never moves later: a longer
+// and it is otherwise left alone. A deadline never moves later: a longer
 // window applies from the next event that extends the deadline (or the
-// next wake, for a cadence), never to one already pending. A moved
-// deadline is pushed, so its window restarts at the next event: the cap
-// then counts from that event. Settings outside the table (engine.*,
-// log.*, metrics.*, obligations.max_body, the SLOs, budgets) are read at
-// start; a change to one is logged as a warning with applies="at the next
-// daemon start" unless a capability reads it live (capability.live).
+// next wake, for a cadence), never to one already pending. A moved deadline
+// is reset with its Since kept, so its cap still counts from the window's
+// first event. A root with its own window is re-timed by its own, not by
+// the detect.* default. Settings no owner times (engine.*, log.*,
+// metrics.*, obligations.max_body, the SLOs, budgets) are read at start; a
+// change to one is logged as a warning with applies="at the next daemon
+// start" unless a capability reads it live (capability.live).
 //
 // Reminders (reminder/<name>) are never re-timed: their windows are the
-// caller's, not the config's.
+// caller's, not the config's, and no owner claims them.
 //
 // Re-timing covers the deadlines already pending. The capability that
 // creates the next ones (the detectors' extends, the lanes' cadences) takes
@@ -60,10 +65,7 @@ func reloadCapability(d *daemon, caps []capability) capability {
 
 // newReloader is the reload of d, calling the reloads of caps.
 func newReloader(d *daemon, caps []capability) *reloader {
-	r := &reloader{d: d, cfg: d.cfg, entries: []ConfigEntry{}, live: map[string]bool{}}
-	for _, rt := range retimed {
-		r.live[rt.key] = true
-	}
+	r := &reloader{d: d, cfg: d.cfg, entries: []ConfigEntry{}, live: map[string]bool{}, owners: timetablesOf(caps)}
 	for _, c := range caps {
 		for _, k := range c.live {
 			r.live[k] = true
@@ -75,90 +77,49 @@ func newReloader(d *daemon, caps []capability) *reloader {
 	return r
 }
 
-// retimed maps each setting whose value times pending deadlines to the
-// keys of those deadlines.
-var retimed = []struct {
-	key   string
-	match func(key string) bool
-	value func(c *configs.Config) time.Duration
-	cap   bool // a cap counts from Since; the others from now
-}{
-	{"detect.burst_silence", prefixed("burst/"), func(c *configs.Config) time.Duration { return c.Detect.BurstSilence }, false},
-	{"detect.burst_cap", prefixed("burst/"), func(c *configs.Config) time.Duration { return c.Detect.BurstCap }, true},
-	{"detect.reconcile_quiet", prefixed("reconcile/"), func(c *configs.Config) time.Duration { return c.Detect.ReconcileQuiet }, false},
-	{"detect.reconcile_cap", prefixed("reconcile/"), func(c *configs.Config) time.Duration { return c.Detect.ReconcileCap }, true},
-	{"obligations.human.cadence", redeliver("human"), func(c *configs.Config) time.Duration { return c.Obligations.Human.Cadence }, false},
-	{"obligations.peer.cadence", redeliver("peer"), func(c *configs.Config) time.Duration { return c.Obligations.Peer.Cadence }, false},
-	{"obligations.digest.cadence", redeliver("digest"), func(c *configs.Config) time.Duration { return c.Obligations.Digest.Cadence }, false},
-	{"obligations.alert.cadence", redeliver("alert"), func(c *configs.Config) time.Duration { return c.Obligations.Alert.Cadence }, false},
+// timetable is one owner's declaration of how its deadlines are timed.
+type timetable struct {
+	owner string
+	of    func(c *configs.Config) deadlines.Timetable
 }
 
-func prefixed(p string) func(string) bool {
-	return func(key string) bool { return strings.HasPrefix(key, p) }
-}
-
-// redeliver matches redeliver/<lane>/<class>.
-func redeliver(class string) func(string) bool {
-	return func(key string) bool {
-		return strings.HasPrefix(key, "redeliver/") && strings.HasSuffix(key, "/"+class)
+// timetablesOf are the timetables the capabilities declare.
+func timetablesOf(caps []capability) []timetable {
+	var out []timetable
+	for _, c := range caps {
+		if c.timetable != nil {
+			out = append(out, timetable{c.name, c.timetable})
+		}
 	}
+	return out
 }
 
 // retime moves the pending deadlines of every shortened window (see the
-// rule above) and returns how many moved per setting.
-func retime(e *scheduler.Engine, now time.Time, old, cur *configs.Config) (map[string]int, error) {
+// rule above) and returns how many moved per owner. It knows no deadline
+// key: each owner claims its own.
+func retime(e *scheduler.Engine, now time.Time, old, cur *configs.Config, owners []timetable) (map[string]int, error) {
 	moved := map[string]int{}
 	var errs []error
-	for _, r := range retimed {
-		was, is := r.value(old), r.value(cur)
-		if is >= was {
-			continue
-		}
-		for _, d := range e.Pending() {
-			if !r.match(d.Key) {
-				continue
-			}
-			at, ok := retimedAt(d, now, is, r.cap)
-			if !ok {
-				continue
-			}
-			// Reset, not Push: a sliding window keeps its Since, so its cap
-			// still counts from the window's first event.
-			m := scheduler.Mutation{Op: scheduler.OpReset, Key: d.Key, Kind: d.Kind, At: at, Since: d.Since, Payload: d.Payload}
+	for _, t := range owners {
+		for _, m := range deadlines.RetimeAll(slices.Values(e.Pending()), now, t.of(old), t.of(cur)) {
 			if _, err := e.Apply(now, m); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", d.Key, err))
+				errs = append(errs, fmt.Errorf("%s: %w", m.Key, err))
 				continue
 			}
-			moved[r.key]++
+			moved[t.owner]++
 		}
 	}
 	return moved, errors.Join(errs...)
 }
 
-// retimedAt is the rule for one deadline; ok is false when it stays.
-func retimedAt(d deadlines.Deadline, now time.Time, window time.Duration, isCap bool) (time.Time, bool) {
-	var at time.Time
-	if isCap {
-		if d.Since.IsZero() {
-			return time.Time{}, false // not a sliding window: no cap to apply
-		}
-		at = d.Since.Add(window)
-		if at.Before(now) {
-			at = now
-		}
-	} else {
-		at = now.Add(window)
-	}
-	return at, at.Before(d.At)
-}
-
 // reloader holds the config in force and the outcome of the last change.
 type reloader struct {
 	d *daemon
-	// live are the keys read while the daemon runs (the retimed settings
-	// and the capabilities' live keys); every other change waits for a
-	// restart.
+	// live are the keys read while the daemon runs (the capabilities' live
+	// keys); every other change waits for a restart.
 	live map[string]bool
+	// owners are the capabilities' timetables, for re-timing.
+	owners []timetable
 	// hooks are the capabilities' reloads, called in order with each
 	// valid change.
 	hooks []namedHook
@@ -286,13 +247,13 @@ func (r *reloader) apply(cur configs.Config, eff *configs.Effective) {
 	var moved map[string]int
 	var retimeErr error
 	err := r.d.runner.Do(context.Background(), func(e *scheduler.Engine, now time.Time) {
-		moved, retimeErr = retime(e, now, &old, &cur)
+		moved, retimeErr = retime(e, now, &old, &cur, r.owners)
 	})
 	if err = errors.Join(err, retimeErr); err != nil {
 		log.Error().Err(err).Msg("re-timing pending deadlines after a config change")
 	}
 	for key, n := range moved {
-		log.Info().Str("key", key).Int("deadlines", n).Msg("re-timed pending deadlines to the shorter window")
+		log.Info().Str("owner", key).Int("deadlines", n).Msg("re-timed pending deadlines to the shorter window")
 	}
 	for _, h := range r.hooks {
 		r.callHook(h, old, cur)

@@ -184,33 +184,6 @@ func TestReloadRetimesPendingWindowsAndRejectsInvalidChanges(t *testing.T) {
 	}
 }
 
-func TestRetimedAtRule(t *testing.T) {
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	since := now.Add(-4 * time.Second)
-	d := deadlines.Deadline{Key: "burst/r", At: now.Add(time.Second), Since: since}
-	cases := []struct {
-		name   string
-		d      deadlines.Deadline
-		window time.Duration
-		isCap  bool
-		want   time.Time
-		moved  bool
-	}{
-		{"silence shorter than what is left", d, 200 * time.Millisecond, false, now.Add(200 * time.Millisecond), true},
-		{"silence longer than what is left", d, 2 * time.Second, false, time.Time{}, false},
-		{"cap cuts the window", d, 4500 * time.Millisecond, true, since.Add(4500 * time.Millisecond), true},
-		{"cap already passed: due now", d, 3 * time.Second, true, now, true},
-		{"cap beyond the window", d, 10 * time.Second, true, time.Time{}, false},
-		{"cap of a pushed deadline", deadlines.Deadline{Key: "burst/r", At: now.Add(time.Hour)}, time.Second, true, time.Time{}, false},
-	}
-	for _, tc := range cases {
-		at, moved := retimedAt(tc.d, now, tc.window, tc.isCap)
-		if moved != tc.moved || moved && !at.Equal(tc.want) {
-			t.Errorf("%s: got %s %v, want %s %v", tc.name, at, moved, tc.want, tc.moved)
-		}
-	}
-}
-
 // TestRetimeOnlyShortenedSettings applies retime to an engine directly.
 func TestRetimeOnlyShortenedSettings(t *testing.T) {
 	eng, now := testEngine(t)
@@ -230,11 +203,11 @@ func TestRetimeOnlyShortenedSettings(t *testing.T) {
 	cur.Detect.BurstSilence = 10 * time.Second
 	cur.Obligations.Human.Cadence = 15 * time.Minute
 	cur.Obligations.Peer.Cadence = old.Obligations.Peer.Cadence * 2
-	moved, err := retime(eng, now, &old, &cur)
+	moved, err := retime(eng, now, &old, &cur, daemonTimetables())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if moved["detect.burst_silence"] != 1 || moved["obligations.human.cadence"] != 1 || len(moved) != 2 {
+	if moved["roots"] != 1 || moved["obligations"] != 1 || len(moved) != 2 {
 		t.Fatalf("moved %v", moved)
 	}
 	for key, want := range map[string]time.Time{
@@ -246,6 +219,52 @@ func TestRetimeOnlyShortenedSettings(t *testing.T) {
 			t.Errorf("%s at %s, want %s", key, d.At, want)
 		}
 	}
+}
+
+// TestRetimeKnowsEachRootsOwnWindows: a root with its own burst_silence is
+// timed by it, not by detect.burst_silence. Shortening the global silence
+// leaves such a root's pending burst alone, and shortening a root's own
+// silence re-times that root's burst (and no other).
+func TestRetimeKnowsEachRootsOwnWindows(t *testing.T) {
+	eng, now := testEngine(t)
+	for _, m := range []scheduler.Mutation{
+		{Op: scheduler.OpExtend, Key: "burst/src/own", Kind: "burst", Window: time.Minute, Cap: time.Hour},
+		{Op: scheduler.OpExtend, Key: "burst/src/short", Kind: "burst", Window: time.Minute, Cap: time.Hour},
+		{Op: scheduler.OpExtend, Key: "burst/src/plain", Kind: "burst", Window: 50 * time.Second, Cap: time.Hour},
+	} {
+		if _, err := eng.Apply(now, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := defaultsForTest(t)
+	old.Detect.BurstSilence, old.Detect.BurstCap = 50*time.Second, time.Hour
+	old.Roots = []configs.Root{
+		{Path: "/src/own", BurstSilence: time.Minute},
+		{Path: "/src/short", BurstSilence: time.Minute},
+	}
+	cur := old
+	cur.Detect.BurstSilence = 20 * time.Second // every root without its own silence
+	cur.Roots = []configs.Root{
+		{Path: "/src/own", BurstSilence: time.Minute},        // its own, unchanged
+		{Path: "/src/short", BurstSilence: 10 * time.Second}, // its own, shortened
+	}
+	if _, err := retime(eng, now, &old, &cur, daemonTimetables()); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]time.Time{
+		"burst/src/own":   now.Add(time.Minute),      // stays: its window did not change
+		"burst/src/short": now.Add(10 * time.Second), // its own shorter silence
+		"burst/src/plain": now.Add(20 * time.Second), // the global shorter silence
+	} {
+		if d, _ := eng.Get(key); !d.At.Equal(want) {
+			t.Errorf("%s at now%+v, want now%+v", key, d.At.Sub(now), want.Sub(now))
+		}
+	}
+}
+
+// daemonTimetables are the timetables the daemon's capabilities declare.
+func daemonTimetables() []timetable {
+	return timetablesOf(capabilities(&daemon{}))
 }
 
 func testEngine(t *testing.T) (*scheduler.Engine, time.Time) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/metrics"
 	"github.com/wakewheel/wakewheel/roots"
 	"github.com/wakewheel/wakewheel/scheduler"
@@ -24,25 +25,18 @@ type rootsCap struct {
 
 func (p *rootsCap) capability() capability {
 	return capability{name: "roots", engine: p.engine, serve: p.serve, close: p.close,
-		reload: p.reload, metrics: p.metrics}
+		reload: p.reload, metrics: p.metrics, timetable: rootsTimetable,
+		live: []string{"detect.burst_silence", "detect.burst_cap", "detect.reconcile_quiet", "detect.reconcile_cap"}}
 }
 
 func (p *rootsCap) engine(eng *scheduler.Engine) error {
 	d := p.d
-	c := d.cfg.Detect
-	m, err := roots.Open(d.db, roots.Options{
-		BurstSilence:   c.BurstSilence,
-		BurstCap:       c.BurstCap,
-		ReconcileQuiet: c.ReconcileQuiet,
-		ReconcileCap:   c.ReconcileCap,
-		DrainBudget:    c.DrainBudget,
-		IndexLockWait:  c.IndexLockWait,
-		WatchBudget:    c.WatchBudget,
-		CommandTimeout: d.cfg.Engine.ActionTimeout,
-		Clock:          d.clock,
-		Logger:         d.log.With().Str("component", "roots").Logger(),
-		OnDetected:     p.onDetected,
-	})
+	opts := rootOptions(d.cfg.Detect)
+	opts.CommandTimeout = d.cfg.Engine.ActionTimeout
+	opts.Clock = d.clock
+	opts.Logger = d.log.With().Str("component", "roots").Logger()
+	opts.OnDetected = p.onDetected
+	m, err := roots.Open(d.db, opts)
 	if err != nil {
 		return err
 	}
@@ -98,10 +92,8 @@ func (p *rootsCap) metrics(_ context.Context, s *metrics.Snapshot) error {
 func (p *rootsCap) declare(ctx context.Context, declared []configs.Root) {
 	d := p.d
 	for _, r := range declared {
-		spec := roots.Spec{Path: r.Path, Skip: r.Skip, Arm: r.Armed, Windows: &roots.Windows{
-			BurstSilence: r.BurstSilence, BurstCap: r.BurstCap, ReconcileQuiet: r.ReconcileQuiet,
-			ReconcileCap: r.ReconcileCap, DrainBudget: r.DrainBudget,
-		}}
+		w := rootWindows(r)
+		spec := roots.Spec{Path: r.Path, Skip: r.Skip, Arm: r.Armed, Windows: &w}
 		if r.Ingest != "" {
 			spec.Ingest = &r.Ingest
 		}
@@ -115,4 +107,37 @@ func (p *rootsCap) declare(ctx context.Context, declared []configs.Root) {
 			})
 		}
 	}
+}
+
+// rootOptions are the manager's numbers from the detect.* keys.
+func rootOptions(c configs.Detect) roots.Options {
+	return roots.Options{
+		BurstSilence:   c.BurstSilence,
+		BurstCap:       c.BurstCap,
+		ReconcileQuiet: c.ReconcileQuiet,
+		ReconcileCap:   c.ReconcileCap,
+		DrainBudget:    c.DrainBudget,
+		IndexLockWait:  c.IndexLockWait,
+		WatchBudget:    c.WatchBudget,
+	}
+}
+
+// rootWindows are a config file root's own windows.
+func rootWindows(r configs.Root) roots.Windows {
+	return roots.Windows{BurstSilence: r.BurstSilence, BurstCap: r.BurstCap, ReconcileQuiet: r.ReconcileQuiet,
+		ReconcileCap: r.ReconcileCap, DrainBudget: r.DrainBudget}
+}
+
+// rootsTimetable is how the roots time their deadlines under c: the
+// detect.* windows, and each root's own over them.
+func rootsTimetable(c *configs.Config) deadlines.Timetable {
+	own := make(map[string]roots.Windows, len(c.Roots))
+	for _, r := range c.Roots {
+		path := r.Path
+		if clean, err := roots.CleanPath(path); err == nil {
+			path = clean // the path the root's keys are made of
+		}
+		own[path] = rootWindows(r)
+	}
+	return roots.Timetable(rootOptions(c.Detect), own)
 }

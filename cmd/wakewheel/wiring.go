@@ -6,6 +6,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/internal/clock"
 	"github.com/wakewheel/wakewheel/metrics"
 	"github.com/wakewheel/wakewheel/scheduler"
@@ -44,6 +45,11 @@ type capability struct {
 	// reload reads while the daemon runs; a change to any other key is
 	// logged as applying at the next start.
 	live []string
+	// timetable declares how the deadlines the capability owns are timed
+	// under a config (deadlines.Timetable); reload re-times the pending
+	// ones whose window or cap a change shortened. The keys a timetable
+	// times are live.
+	timetable func(c *configs.Config) deadlines.Timetable
 	// metrics adds what the capability knows to a scrape's snapshot. It
 	// runs on the scrape goroutine, one scrape at a time, must not block,
 	// and may find the maps of the snapshot nil.
