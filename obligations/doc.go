@@ -57,6 +57,7 @@
 // Pure: the standard library and the deadlines package only. It must not
 // import os, net, os/exec, syscall, log, or any third-party module
 // (viper, zerolog, goleveldb), must not start goroutines, and must not read
-// the clock (time.Now, time.Since, timers); purity_test.go enforces it.
-// State is not safe for concurrent use: the runner's one goroutine owns it.
+// the clock (time.Now, time.Since, timers); imports_test.go enforces it.
+// State is not safe for concurrent use: its owner in the daemon is
+// wakes.Service, which holds it behind one mutex.
 package obligations

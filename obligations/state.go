@@ -9,7 +9,7 @@ import (
 // State is the wake doctrine's state for every lane: obligations, cursors,
 // idempotency ids. Every change goes through a method that takes now and
 // returns Effects; State does no I/O and is not safe for concurrent use
-// (the runner's single goroutine owns it).
+// (in the daemon, wakes.Service owns it behind its mutex).
 type State struct {
 	pol   [numClasses]Policy
 	lanes map[string]*lane
@@ -173,7 +173,7 @@ func (s *State) Get(name string, seq uint64) (Obligation, bool) {
 
 // Records returns records that rebuild the current state with Restore: every
 // obligation, and the cursor and last checkpoint of every lane. (A store
-// compaction or an export uses it; the runner normally persists Effects.)
+// compaction or an export uses it; the service normally persists Effects.)
 func (s *State) Records(now time.Time) []Record {
 	var out []Record
 	for _, name := range s.laneNames() {

@@ -205,8 +205,9 @@ func (e *Engine) Pending() []deadlines.Deadline {
 // Len is the number of pending deadlines.
 func (e *Engine) Len() int { return e.wheel.Len() }
 
-// Next is when the engine next has something to do: the wheel's Next, or
-// now if jobs are waiting.
+// Next is the wheel's next due time (deadlines.Wheel.Next), false when
+// nothing is pending. Jobs already queued are not counted: the runner hands
+// them out as its worker frees up (NextJob), without waiting for a time.
 func (e *Engine) Next() (time.Time, bool) { return e.wheel.Next() }
 
 // Waiting is the number of queued jobs.
