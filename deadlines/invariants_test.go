@@ -1,6 +1,9 @@
 package deadlines
 
-import "testing"
+import (
+	"maps"
+	"testing"
+)
 
 // checkInvariants walks the wheel's internals and fails t on the first
 // broken invariant: every live entry is in the bucket its due tick maps to,
@@ -46,6 +49,17 @@ func checkInvariants(t *testing.T, w *Wheel) {
 	}
 	if listed != w.slab.live || listed != w.index.count || listed != w.Len() {
 		t.Fatalf("%d listed, %d live in the slab, %d in the index", listed, w.slab.live, w.index.count)
+	}
+	byKind := map[string]int{}
+	for d := range w.All() {
+		byKind[d.Kind]++
+	}
+	counted := map[string]int{}
+	for k, n := range w.ByKind() {
+		counted[k] = n
+	}
+	if !maps.Equal(byKind, counted) {
+		t.Fatalf("kind counts %v, pending by kind %v", counted, byKind)
 	}
 	if w.index.used > w.index.limit {
 		t.Fatalf("index uses %d slots, limit %d", w.index.used, w.index.limit)

@@ -62,6 +62,7 @@ func Load(tick time.Duration, start time.Time, ds iter.Seq[Deadline]) *Wheel {
 		i := w.slab.alloc()
 		e := w.slab.at(i)
 		e.key, e.hash, e.kind = d.Key, w.hash(d.Key), w.kinds.intern(d.Kind)
+		w.kinds.count(noKind, e.kind)
 		e.at, e.since = w.clampAt(toNanos(d.At)), sinceNanos(d.Since)
 		w.setPayload(i, e, d.Payload)
 		w.link(i, e, w.bucketFor(w.dueTick(e.at)))
@@ -99,7 +100,8 @@ func (w *Wheel) Push(key, kind string, at time.Time, payload []byte) bool {
 	if ns >= e.at {
 		return false
 	}
-	e.at, e.since, e.kind = ns, noSince, w.kinds.intern(kind)
+	e.at, e.since = ns, noSince
+	w.setKind(e, w.kinds.intern(kind))
 	w.setPayload(i, e, payload)
 	w.rearm(i, e)
 	return true
@@ -128,7 +130,8 @@ func (w *Wheel) Extend(key, kind string, now time.Time, window, cap time.Duratio
 		return time.Unix(0, at)
 	}
 	if restart {
-		e.since, e.kind = since, w.kinds.intern(kind)
+		e.since = since
+		w.setKind(e, w.kinds.intern(kind))
 	}
 	e.at = at
 	w.rearm(i, e)
@@ -145,7 +148,8 @@ func (w *Wheel) Reset(d Deadline) {
 		w.add(d.Key, h, pos, kind, ns, since, d.Payload)
 		return
 	}
-	e.at, e.since, e.kind = ns, since, kind
+	e.at, e.since = ns, since
+	w.setKind(e, kind)
 	w.setPayload(i, e, d.Payload)
 	w.rearm(i, e)
 }
@@ -212,6 +216,7 @@ func (w *Wheel) add(key string, h, pos uint32, kind uint16, at, since int64, pay
 	w.recent = i
 	e := w.slab.at(i)
 	e.key, e.at, e.since, e.hash, e.kind = key, at, since, h, kind
+	w.kinds.count(noKind, kind)
 	w.setPayload(i, e, payload)
 	w.index.insertAt(&w.slab, i, h, pos)
 	w.link(i, e, w.bucketFor(w.dueTick(at)))
@@ -222,7 +227,27 @@ func (w *Wheel) drop(i int32, e *entry) {
 	if e.where&hasPayload != 0 {
 		delete(w.payloads, i)
 	}
+	w.kinds.count(e.kind, noKind)
 	w.slab.release(i)
+}
+
+// setKind changes the kind of a pending entry, keeping the counts.
+func (w *Wheel) setKind(e *entry, kind uint16) {
+	w.kinds.count(e.kind, kind)
+	e.kind = kind
+}
+
+// ByKind yields each kind that has pending deadlines with their number.
+// It costs O(kinds), not O(pending): the counts are kept as deadlines come
+// and go.
+func (w *Wheel) ByKind() iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		for id, n := range w.kinds.pending {
+			if n > 0 && !yield(w.kinds.names[id], n) {
+				return
+			}
+		}
+	}
 }
 
 func (w *Wheel) setPayload(i int32, e *entry, payload []byte) {

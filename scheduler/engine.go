@@ -187,7 +187,10 @@ func (e *Engine) ApplyAll(now time.Time, muts ...deadlines.Mutation) error {
 // Get returns the pending deadline of key.
 func (e *Engine) Get(key string) (deadlines.Deadline, bool) { return e.wheel.Get(key) }
 
-// Pending lists pending deadlines in due order.
+// Pending lists pending deadlines in due order. It copies and sorts every
+// deadline: O(n log n) on the loop, for a restart's resume and a config
+// reload's re-timing, never for a request (the API lists deadlines from the
+// store's snapshot, off the loop).
 func (e *Engine) Pending() []deadlines.Deadline {
 	out := make([]deadlines.Deadline, 0, e.wheel.Len())
 	for d := range e.wheel.All() {
@@ -204,6 +207,17 @@ func (e *Engine) Pending() []deadlines.Deadline {
 
 // Len is the number of pending deadlines.
 func (e *Engine) Len() int { return e.wheel.Len() }
+
+// PendingByKind counts the pending deadlines of each kind, in O(kinds): the
+// wheel keeps the counts as deadlines come and go, so a status request on
+// the loop costs the same at a million pending as at none.
+func (e *Engine) PendingByKind() map[string]int {
+	out := map[string]int{}
+	for k, n := range e.wheel.ByKind() {
+		out[k] = n
+	}
+	return out
+}
 
 // Next is the wheel's next due time (deadlines.Wheel.Next), false when
 // nothing is pending. Jobs already queued are not counted: the runner hands
