@@ -19,7 +19,14 @@ import (
 // ErrDaemonDown means nothing answers on the socket.
 var ErrDaemonDown = errors.New("api: the daemon is not running")
 
-// Client talks to a daemon over its unix socket.
+// ClientConns is how many idle connections a Client keeps to its daemon:
+// as many as the concurrent callers it expects. With net/http's default of
+// 2, 64 goroutines posting through one Client closed and redialled a
+// connection for most requests, and lost 70% of the in-process rate.
+const ClientConns = 64
+
+// Client talks to a daemon over its unix socket. It is safe for concurrent
+// use; share one between goroutines.
 type Client struct {
 	socket string
 	http   *http.Client
@@ -42,7 +49,8 @@ func NewClient(socket string) *Client {
 			}
 			return c, nil
 		},
-		MaxIdleConns: 4,
+		MaxIdleConns:        ClientConns,
+		MaxIdleConnsPerHost: ClientConns,
 	}
 	return &Client{socket: socket, http: &http.Client{Transport: tr, Timeout: RequestTimeout + 5*time.Second}}
 }
@@ -107,10 +115,38 @@ func (c *Client) Status(ctx context.Context) (Status, error) {
 	return st, c.Do(ctx, http.MethodGet, "/v1/status", nil, &st)
 }
 
-// Deadlines lists pending deadlines whose key starts with prefix.
+// DeadlinePage fetches one page of pending deadlines whose key starts with
+// prefix, after the cursor after ("" for the first), at most limit (0: the
+// daemon's default).
+func (c *Client) DeadlinePage(ctx context.Context, prefix, after string, limit int) (DeadlinePage, error) {
+	q := url.Values{}
+	q.Set("prefix", prefix)
+	if after != "" {
+		q.Set("after", after)
+	}
+	if limit > 0 {
+		q.Set("limit", fmt.Sprint(limit))
+	}
+	var out DeadlinePage
+	return out, c.Do(ctx, http.MethodGet, "/v1/deadlines?"+q.Encode(), nil, &out)
+}
+
+// Deadlines lists every pending deadline whose key starts with prefix, in
+// key order, page by page: for a prefix that selects few.
 func (c *Client) Deadlines(ctx context.Context, prefix string) ([]Deadline, error) {
 	var out []Deadline
-	return out, c.Do(ctx, http.MethodGet, "/v1/deadlines?prefix="+url.QueryEscape(prefix), nil, &out)
+	after := ""
+	for {
+		page, err := c.DeadlinePage(ctx, prefix, after, MaxDeadlinePage)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Deadlines...)
+		if page.Next == "" {
+			return out, nil
+		}
+		after = page.Next
+	}
 }
 
 // Remind creates or moves a reminder.

@@ -27,4 +27,12 @@
 //	leases.go       GET /v1/leases, POST /v1/leases/{name}/acquire|renew|release
 //
 // Every request is traffic (Server.OnRequest) before it is served.
+//
+// Nothing a request asks of the engine's loop costs more than O(kinds):
+// status reads counts the wheel keeps as deadlines come and go. Listings
+// never ask the loop at all: GET /v1/deadlines is a page (limit, after
+// cursor, prefix) cut from the store's consistent snapshot, fires and the
+// ledger are pages after a sequence number; all three take turns through a
+// gate that leaves one core to the loop (listing.go). The client keeps
+// ClientConns idle connections, so concurrent callers reuse them.
 package api

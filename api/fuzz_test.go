@@ -110,11 +110,11 @@ func isRedirect(code int) bool { return code >= 300 && code < 400 }
 func (ft *fuzzTarget) onlyReminderKeys(t *testing.T, context string) {
 	t.Helper()
 	w := ft.serve(t, "GET", "/v1/deadlines", nil)
-	var ds []api.Deadline
-	if err := json.Unmarshal(w.Body.Bytes(), &ds); err != nil {
+	var page api.DeadlinePage
+	if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil {
 		t.Fatalf("deadlines: %v: %s", err, w.Body)
 	}
-	for _, d := range ds {
+	for _, d := range page.Deadlines {
 		if strings.HasPrefix(d.Key, "redeliver/") && d.Kind == ob.RedeliverKind {
 			continue
 		}

@@ -122,7 +122,7 @@ func RegisterObligations(s *Server, svc Obligations) {
 	s.Handle("POST /v1/lanes/{lane}/ack", "ack", h.ack)
 	s.Handle("POST /v1/lanes/{lane}/park", "park", h.park)
 	s.Handle("POST /v1/lanes/{lane}/resume", "resume", h.resume)
-	s.Handle("GET /v1/ledger", "ledger", h.ledger)
+	s.HandleListing("GET /v1/ledger", "ledger", h.ledger)
 }
 
 type obligationRoutes struct{ svc Obligations }

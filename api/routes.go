@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/wakewheel/wakewheel/deadlines"
@@ -28,9 +27,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		if next, ok := e.Next(); ok {
 			st.NextDue = &next
 		}
-		for _, d := range e.Pending() {
-			st.ByKind[d.Kind]++
-		}
+		st.ByKind = e.PendingByKind()
 	})
 	if err != nil {
 		return err
@@ -41,21 +38,36 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, st)
 }
 
+// Pages of GET /v1/deadlines: DefaultDeadlinePage when the caller gives no
+// limit, at most MaxDeadlinePage (a page of 10,000 is about 1 MB of JSON;
+// a million pending deadlines were 87 MB in one answer before paging).
+const (
+	DefaultDeadlinePage = 1000
+	MaxDeadlinePage     = 10000
+)
+
+// deadlines answers one page of the pending deadlines, in key order, from
+// the store's consistent snapshot: the loop is never asked, so a listing of
+// any size cannot delay a deadline that falls due meanwhile.
 func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) error {
-	prefix := r.URL.Query().Get("prefix")
-	var out []Deadline
-	err := s.runner.Do(r.Context(), func(e *scheduler.Engine, now time.Time) {
-		for _, d := range e.Pending() {
-			if strings.HasPrefix(d.Key, prefix) {
-				out = append(out, toAPI(d))
-			}
-		}
-	})
+	q := r.URL.Query()
+	limit, err := queryInt(r, "limit", DefaultDeadlinePage, MaxDeadlinePage)
 	if err != nil {
 		return err
 	}
-	if out == nil {
-		out = []Deadline{}
+	if limit == 0 {
+		return badf("query parameter limit=0: want 1..%d deadlines a page", MaxDeadlinePage)
+	}
+	page, more, err := s.records.DeadlinePage(q.Get("prefix"), q.Get("after"), limit)
+	if err != nil {
+		return err
+	}
+	out := DeadlinePage{Deadlines: make([]Deadline, len(page))}
+	for i, d := range page {
+		out.Deadlines[i] = toAPI(d)
+	}
+	if more {
+		out.Next = page[len(page)-1].Key
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

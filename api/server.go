@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/internal/filetrust"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
@@ -28,6 +29,11 @@ const (
 type Records interface {
 	Alerts(limit int) ([]wakewheel.Alert, error)
 	Fires(afterSeq uint64, limit int) ([]wakewheel.Fire, error)
+	// DeadlinePage is up to limit persisted deadlines whose key starts with
+	// prefix and sorts after the cursor after, in key order, from one
+	// consistent snapshot, without the engine's loop; more says whether
+	// others follow.
+	DeadlinePage(prefix, after string, limit int) (_ []deadlines.Deadline, more bool, _ error)
 	Sync() error
 }
 
@@ -41,12 +47,13 @@ type Info struct {
 
 // Server serves the API over a unix socket.
 type Server struct {
-	runner  *scheduler.Runner
-	records Records
-	info    Info
-	log     zerolog.Logger
-	mux     *http.ServeMux
-	http    *http.Server
+	runner   *scheduler.Runner
+	records  Records
+	info     Info
+	log      zerolog.Logger
+	mux      *http.ServeMux
+	http     *http.Server
+	listings listingGate
 	// OnRequest, when set, is called for every request (traffic). It must
 	// not block and its failure never fails the request.
 	OnRequest func(verb string)
@@ -54,7 +61,7 @@ type Server struct {
 
 // NewServer returns a server over runner and records.
 func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog.Logger) *Server {
-	s := &Server{runner: runner, records: records, info: info, log: log, mux: http.NewServeMux()}
+	s := &Server{runner: runner, records: records, info: info, log: log, mux: http.NewServeMux(), listings: newListingGate()}
 	s.http = &http.Server{
 		Handler:           s.mux,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -63,11 +70,11 @@ func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog
 		ConnContext:       peerCheck(log),
 	}
 	s.route("GET /v1/status", "status", s.status)
-	s.route("GET /v1/deadlines", "deadlines", s.deadlines)
+	s.HandleListing("GET /v1/deadlines", "deadlines", s.deadlines)
 	s.route("POST /v1/reminders", "remind", s.remind)
 	s.route("DELETE /v1/reminders/{name}", "remind", s.cancelReminder)
 	s.route("GET /v1/alerts", "alerts", s.alerts)
-	s.route("GET /v1/fires", "fires", s.fires)
+	s.HandleListing("GET /v1/fires", "fires", s.fires)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, apiError{errNotFound, fmt.Sprintf("no route %s %s; see `wakewheel --help`", r.Method, r.URL.Path)})
 	})

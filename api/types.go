@@ -36,6 +36,15 @@ type Deadline struct {
 	Since *time.Time `json:"since,omitempty"`
 }
 
+// DeadlinePage answers GET /v1/deadlines?prefix=&after=&limit=: pending
+// deadlines in key order. Next, when set, is the cursor of the next page
+// (pass it as after); each page is one consistent snapshot. A deadline that
+// fell due and whose action is still running is listed until it finishes.
+type DeadlinePage struct {
+	Deadlines []Deadline `json:"deadlines"`
+	Next      string     `json:"next,omitempty"`
+}
+
 // ReminderRequest is the body of POST /v1/reminders: create or move the
 // deadline "reminder/<Name>". Exactly one of In, At, Window is set:
 //   - In or At: push (fire no later than);

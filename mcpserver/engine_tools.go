@@ -18,11 +18,14 @@ type StatusInput struct{}
 // DeadlinesInput filters the pending deadlines.
 type DeadlinesInput struct {
 	Prefix string `json:"prefix,omitempty" jsonschema:"only keys starting with this, e.g. reminder/ for your reminders"`
+	After  string `json:"after,omitempty" jsonschema:"the next cursor of the previous page; empty for the first page"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"deadlines a page (default 100)"`
 }
 
-// DeadlinesOutput lists pending deadlines in due order.
+// DeadlinesOutput is one page of pending deadlines in key order.
 type DeadlinesOutput struct {
 	Deadlines []api.Deadline `json:"deadlines"`
+	Next      string         `json:"next,omitempty"`
 }
 
 // RemindInput creates, moves or cancels the deadline reminder/<name>.
@@ -56,9 +59,13 @@ func (t tools) addEngineTools(s *mcp.Server) {
 	}, t.status)
 	addTool(s, &mcp.Tool{
 		Name:        "deadlines",
-		Description: "Pending deadlines with their due times, in due order.",
+		Description: "Pending deadlines with their due times, a page at a time in key order; pass next back as after for the following page.",
 		Annotations: readOnly,
-		InputSchema: inputSchema[DeadlinesInput](map[string]prop{"prefix": {maxLen: length(4096)}}),
+		InputSchema: inputSchema[DeadlinesInput](map[string]prop{
+			"prefix": {maxLen: length(4096)},
+			"after":  {maxLen: length(4096)},
+			"limit":  {min: num(0), max: num(api.MaxDeadlinePage)},
+		}),
 	}, t.deadlines)
 	addTool(s, &mcp.Tool{
 		Name: "remind",
@@ -93,8 +100,17 @@ func (t tools) status(ctx context.Context, _ *mcp.CallToolRequest, _ StatusInput
 }
 
 func (t tools) deadlines(ctx context.Context, _ *mcp.CallToolRequest, in DeadlinesInput) (*mcp.CallToolResult, DeadlinesOutput, error) {
-	out := DeadlinesOutput{Deadlines: []api.Deadline{}}
-	err := t.call(ctx, "deadlines", http.MethodGet, "/v1/deadlines?prefix="+url.QueryEscape(in.Prefix), nil, &out.Deadlines)
+	limit := in.Limit
+	if limit == 0 {
+		limit = 100
+	}
+	path := fmt.Sprintf("/v1/deadlines?prefix=%s&limit=%d", url.QueryEscape(in.Prefix), limit)
+	if in.After != "" {
+		path += "&after=" + url.QueryEscape(in.After)
+	}
+	var page api.DeadlinePage
+	err := t.call(ctx, "deadlines", http.MethodGet, path, nil, &page)
+	out := DeadlinesOutput{Deadlines: page.Deadlines, Next: page.Next}
 	if out.Deadlines == nil {
 		out.Deadlines = []api.Deadline{}
 	}

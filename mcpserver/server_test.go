@@ -197,7 +197,7 @@ func TestArgumentsStayInTheirRoute(t *testing.T) {
 	}{
 		{"remind", map[string]any{"action": "cancel", "name": "a/b c", "sync": true}, "DELETE", "/v1/reminders/a%2Fb%20c?sync=true", "null"},
 		{"remind", map[string]any{"action": "extend", "name": "q", "window": "1m"}, "POST", "/v1/reminders", `{"name":"q","window":"1m"}`},
-		{"deadlines", map[string]any{"prefix": "reminder/&x"}, "GET", "/v1/deadlines?prefix=reminder%2F%26x", "null"},
+		{"deadlines", map[string]any{"prefix": "reminder/&x"}, "GET", "/v1/deadlines?prefix=reminder%2F%26x&limit=100", "null"},
 		{"post", map[string]any{"lane": "dev", "id": "i", "class": "human", "body": "b", "locator": map[string]any{"repo": "r", "sha": "abc"}},
 			"POST", "/v1/obligations", `{"lane":"dev","class":"human","id":"i","body":"b","locator":{"repo":"r","sha":"abc"}}`},
 		{"post", map[string]any{"lane": "new", "id": "i", "class": "peer", "body": "b", "create": true},

@@ -42,6 +42,12 @@
 // key's pending write-behind change, and a flush can never write a stale
 // value after them (writebehind.go explains how). A later call always wins.
 //
+// DeadlinePage reads a page of deadlines from one consistent view: a
+// LevelDB snapshot and a copy of the write-behind changes it lacks, taken
+// together under the write lock (deadline_page.go). It costs the page and
+// the write-behind buffer, never the number of deadlines, and never waits
+// for the scheduler.
+//
 // # What a crash can lose
 //
 // Process crash (kill -9, panic, OOM): at most the write-behind changes of

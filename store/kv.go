@@ -86,7 +86,13 @@ func (db *DB) Write(sync bool, ops ...Op) error {
 // Scan calls fn, in key order, for every record of ns whose key starts
 // with prefix. fn gets the key without the namespace and its own copy of the
 // value. An error of fn stops the scan and is returned as is.
-func (db *DB) Scan(ns, prefix string, fn func(key string, val []byte) error) (err error) {
+func (db *DB) Scan(ns, prefix string, fn func(key string, val []byte) error) error {
+	return db.ScanFrom(ns, prefix, "", fn)
+}
+
+// ScanFrom is Scan starting at the first key >= start: a page after a
+// cursor costs the page, not every record before it.
+func (db *DB) ScanFrom(ns, prefix, start string, fn func(key string, val []byte) error) (err error) {
 	if err := checkNamespace(ns); err != nil {
 		return err
 	}
@@ -95,11 +101,15 @@ func (db *DB) Scan(ns, prefix string, fn func(key string, val []byte) error) (er
 	}
 	defer db.gate.leave()
 	defer catchLevelDBPanic(db.name, &err)
-	start := genericKey(ns, "")
-	it := db.ldb.NewIterator(util.BytesPrefix(genericKey(ns, prefix)), nil)
+	base := genericKey(ns, "")
+	rng := util.BytesPrefix(genericKey(ns, prefix))
+	if start > prefix {
+		rng.Start = genericKey(ns, start)
+	}
+	it := db.ldb.NewIterator(rng, nil)
 	defer it.Release()
 	for it.Next() {
-		key := string(it.Key()[len(start):])
+		key := string(it.Key()[len(base):])
 		if err := fn(key, append([]byte(nil), it.Value()...)); err != nil {
 			return err
 		}

@@ -75,9 +75,7 @@ var errPageFull = errors.New("page full")
 // Ledger returns up to limit entries with a sequence number above after,
 // in order, and the sequence number of the last one returned (after, when
 // none). Only durable entries are returned. limit <= 0 means all.
-//
-// The store scans from the first entry, so paging through a ledger of n
-// entries costs O(n) per page; export with a large limit.
+// A page costs O(limit): the scan starts at the entry after the cursor.
 func (s *Service) Ledger(ctx context.Context, after uint64, limit int) ([]ob.Entry, uint64, error) {
 	if err := s.begin(); err != nil {
 		return nil, after, err
@@ -89,7 +87,7 @@ func (s *Service) Ledger(ctx context.Context, after uint64, limit int) ([]ob.Ent
 	}
 	var out []ob.Entry
 	last := after
-	err := s.db.Scan(LedgerNS, ledgerEntryPrefix, func(key string, val []byte) error {
+	err := s.db.ScanFrom(LedgerNS, ledgerEntryPrefix, ledgerKey(after+1), func(key string, val []byte) error {
 		seq, err := strconv.ParseUint(key[len(ledgerEntryPrefix):], 10, 64)
 		if err != nil {
 			return fmt.Errorf("wakes: ledger key %q: %w", key, err)

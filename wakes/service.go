@@ -37,6 +37,8 @@ var (
 type Store interface {
 	Write(sync bool, ops ...store.Op) error
 	Scan(ns, prefix string, fn func(key string, val []byte) error) error
+	// ScanFrom is Scan from the first key >= start.
+	ScanFrom(ns, prefix, start string, fn func(key string, val []byte) error) error
 }
 
 // Runner is the single entry point of the scheduler; *scheduler.Runner

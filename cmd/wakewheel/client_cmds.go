@@ -51,15 +51,20 @@ func byKind(m map[string]int) string {
 }
 
 func (a *app) deadlinesCmd() *cobra.Command {
-	var prefix string
+	var prefix, after string
+	var limit int
 	cmd := a.verb(&cobra.Command{
 		Use:   "deadlines",
-		Short: "List pending deadlines with their due times",
+		Short: "List pending deadlines with their due times, a page at a time, in key order",
 		Args:  cobra.NoArgs,
 	}, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
-		ds, err := c.Deadlines(cmd.Context(), prefix)
+		page, err := c.DeadlinePage(cmd.Context(), prefix, after, limit)
 		if err != nil {
 			return nil, "", err
+		}
+		ds := page.Deadlines
+		if page.Next != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "more deadlines follow: add --after %q\n", page.Next)
 		}
 		if len(ds) == 0 {
 			return ds, "no pending deadlines\n", nil
@@ -72,6 +77,8 @@ func (a *app) deadlinesCmd() *cobra.Command {
 		}), nil
 	})
 	cmd.Flags().StringVar(&prefix, "prefix", "", "only keys starting with this")
+	cmd.Flags().StringVar(&after, "after", "", "start after this key (the cursor the previous page printed)")
+	cmd.Flags().IntVar(&limit, "limit", 100, fmt.Sprintf("deadlines a page, at most %d", api.MaxDeadlinePage))
 	return cmd
 }
 

@@ -1,0 +1,39 @@
+package api
+
+import (
+	"net/http"
+	"runtime"
+)
+
+// Listings (deadline pages, fire pages, ledger pages) cost CPU in proportion
+// to their page, and a caller may ask for page after page. They never touch
+// the engine's loop, but on a machine of two cores a handful of callers
+// listing at once could still take every core from the loop and from the
+// requests that change things, and a deadline due meanwhile would wait for
+// the scheduler. So listings take turns through a gate of GOMAXPROCS-1
+// places (at least one): one core always stays for the loop, the posts and
+// status. A listing waiting for its turn waits no longer than its request's
+// timeout.
+type listingGate chan struct{}
+
+func newListingGate() listingGate {
+	return make(listingGate, max(1, runtime.GOMAXPROCS(0)-1))
+}
+
+// HandleListing adds a route like Handle whose handler runs only while it
+// holds a place in the listing gate.
+func (s *Server) HandleListing(pattern, verb string, h func(w http.ResponseWriter, r *http.Request) error) {
+	s.route(pattern, verb, s.listings.wrap(h))
+}
+
+func (g listingGate) wrap(h func(w http.ResponseWriter, r *http.Request) error) func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		select {
+		case g <- struct{}{}:
+		case <-r.Context().Done():
+			return r.Context().Err()
+		}
+		defer func() { <-g }()
+		return h(w, r)
+	}
+}

@@ -1,0 +1,107 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syndtr/goleveldb/leveldb/storage"
+	wakewheel "github.com/wakewheel/wakewheel"
+)
+
+// TestDeadlinePageMatchesModel pages through the store after random puts,
+// deletes, completions and flushes, and compares every page with a sorted
+// model: the written-behind changes and the flushed records merge into one
+// key-ordered listing, and the cursor neither skips nor repeats a key.
+func TestDeadlinePageMatchesModel(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	s := storage.NewMemStorage()
+	db := mustOpen(t, func(o Options) (*DB, error) { return OpenStorage(s, o) }, manual)
+	model := map[string]time.Duration{}
+	key := func() string {
+		return fmt.Sprintf("%s/%03d", []string{"burst", "lease", "reminder"}[rng.IntN(3)], rng.IntN(300))
+	}
+	for round := range 40 {
+		for range 50 {
+			k := key()
+			switch r := rng.IntN(10); {
+			case r < 6:
+				at := time.Duration(rng.IntN(1000)) * time.Second
+				db.PutDeadline(dl(k, at))
+				model[k] = at
+			case r < 8:
+				db.DeleteDeadline(k)
+				delete(model, k)
+			default:
+				if _, err := db.Complete(k, false, wakewheel.Fire{Key: k}); err != nil {
+					t.Fatal(err)
+				}
+				delete(model, k)
+			}
+		}
+		if round%3 == 0 {
+			if err := db.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		prefix := []string{"", "burst/", "reminder/0", "lease/1", "none/"}[rng.IntN(5)]
+		limit := 1 + rng.IntN(40)
+		var want []string
+		for k := range model {
+			if strings.HasPrefix(k, prefix) {
+				want = append(want, k)
+			}
+		}
+		slices.Sort(want)
+		var got []string
+		after := ""
+		for pages := 0; ; pages++ {
+			page, more, err := db.DeadlinePage(prefix, after, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) > limit || (more && len(page) != limit) {
+				t.Fatalf("page of %d (more %v) for limit %d", len(page), more, limit)
+			}
+			for _, d := range page {
+				if !d.At.Equal(t0.Add(model[d.Key])) {
+					t.Fatalf("%s at %v, model %v", d.Key, d.At, t0.Add(model[d.Key]))
+				}
+				got = append(got, d.Key)
+			}
+			if !more {
+				break
+			}
+			after = page[len(page)-1].Key
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d prefix %q limit %d:\n got %v\nwant %v", round, prefix, limit, got, want)
+		}
+	}
+}
+
+// TestDeadlinePageCursorOutsidePrefix: a cursor before the prefix starts at
+// the prefix; one after it gives an empty page.
+func TestDeadlinePageCursorOutsidePrefix(t *testing.T) {
+	db := mustOpen(t, func(o Options) (*DB, error) { return OpenStorage(storage.NewMemStorage(), o) }, manual)
+	for _, k := range []string{"a/1", "b/1", "b/2", "c/1"} {
+		db.PutDeadline(dl(k, time.Second))
+	}
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		after string
+		want  int
+	}{{"", 2}, {"a/9", 2}, {"b/1", 1}, {"b/2", 0}, {"z", 0}} {
+		page, more, err := db.DeadlinePage("b/", c.after, 10)
+		if err != nil || more || len(page) != c.want {
+			t.Errorf("after %q: %d deadlines (more %v, err %v), want %d", c.after, len(page), more, err, c.want)
+		}
+	}
+}
