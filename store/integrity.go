@@ -41,8 +41,12 @@ const WitnessFile = "WAKEWHEEL-SYNCED"
 
 // strictOptions: every strictness goleveldb has. StrictRecovery only
 // matters to its Recover, which this package does not use.
+//
+// DisableBufferPool: goleveldb's block buffer pool drains itself on a
+// 2-second ticker for the store's whole life, which made an idle daemon wake
+// up every 2 s; without it a table read allocates its block buffer.
 func strictOptions() *opt.Options {
-	return &opt.Options{Strict: opt.StrictAll}
+	return &opt.Options{Strict: opt.StrictAll, DisableBufferPool: true}
 }
 
 // witness is the open witness file (nil for a store on a storage).

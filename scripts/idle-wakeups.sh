@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# idle-wakeups.sh BIN [SECONDS]: start the daemon BIN on an empty store with
+# nothing due, let it settle, then count for SECONDS (default 60) with
+# strace how often one of its threads came back from a blocking wait
+# (epoll_pwait, a futex wait, nanosleep): the daemon's wake-ups. Also
+# prints every syscall the daemon made in that time, and the kernel's count
+# of voluntary context switches over a second window of the same length
+# without strace attached. Needs strace (Debian package strace); as root it
+# installs it, otherwise it skips with a message.
+set -euo pipefail
+bin=$(realpath "${1:?usage: idle-wakeups.sh BIN [SECONDS]}")
+secs=${2:-60}
+if ! command -v strace >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		apt-get install -y -qq strace >/dev/null 2>&1 || true
+	fi
+	if ! command -v strace >/dev/null; then
+		echo "idle-wakeups: skipped: strace is not installed (apt-get install strace)"
+		exit 0
+	fi
+fi
+dir=$(mktemp -d)
+trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+env XDG_CONFIG_HOME="$dir/config" XDG_STATE_HOME="$dir/state" \
+	WAKEWHEEL_ENGINE_STORE_DIR="$dir/store" WAKEWHEEL_ENGINE_SOCKET_PATH="$dir/s.sock" \
+	"$bin" daemon >"$dir/log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -S "$dir/s.sock" ] && break; sleep 0.1; done
+sleep 3 # let the start-up settle
+
+switches() { # voluntary context switches of every thread of $pid
+	cat /proc/"$pid"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {n += $2} END {print n}'
+}
+before=$(switches)
+sleep "$secs"
+after=$(switches)
+
+timeout "$secs" strace -f -p "$pid" -o "$dir/trace" 2>/dev/null || true
+calls=$(wc -l <"$dir/trace")
+# A wait that came back: a complete or resumed line of a blocking call.
+wakeups=$(grep -E '(epoll_pwait|nanosleep|restart_syscall|FUTEX_WAIT)[^<]*\) = |<\.\.\. (epoll_pwait|nanosleep|restart_syscall|futex) resumed>' "$dir/trace" |
+	grep -vc 'FUTEX_WAKE' || true)
+awk -v w="$wakeups" -v c="$calls" -v s="$secs" -v x="$((after - before))" 'BEGIN {
+	printf "idle daemon, %ds with strace: %d wake-ups (%.2f/s), %d syscalls\n", s, w, w / s, c
+	printf "idle daemon, %ds without strace: %d voluntary context switches (%.2f/s)\n", s, x, x / s
+}'
