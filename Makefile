@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # The engine packages run under the race detector in `make test`.
 ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./liveness/... ./roots/... ./internal/... ./api/... ./lanerun/...
 
-.PHONY: build run test test-race test-rest fuzz bench lint clean fleet-test
+.PHONY: build run test test-race test-rest fuzz bench bench-scale lint clean fleet-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wakewheel
@@ -46,6 +46,15 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -timeout 60m ./deadlines/ ./store/ ./scheduler/ ./wakes/ | tee bench.out
 	$(GO) run ./internal/benchratio < bench.out
 	$(GO) test -count=1 -run TestCorruptionClasses -v -timeout 30m ./cmd/wakewheel/ -args -corruption-trials 20 | tee corruption.out
+	$(MAKE) bench-scale
+
+## bench-scale: a real daemon process with SCALE_N pending reminders
+## (restart, RSS, status, lateness and posts under load, 64 posters through
+## the socket), then its idle wake-ups counted with strace for 60 s
+SCALE_N ?= 1000000
+bench-scale: build
+	$(GO) run ./internal/scalebench -bin $(BIN) -n $(SCALE_N)
+	./scripts/idle-wakeups.sh $(BIN) 60
 
 ## fleet-test: the multi-process fleet tests: real broker processes (R3) and
 ## daemons, SIGKILLed; partitions in network namespaces when root. Not part

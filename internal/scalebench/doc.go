@@ -1,0 +1,20 @@
+// Command scalebench measures a real daemon process at scale, with the
+// baselines of every ratio measured in the same run (BENCHMARKS.md, section
+// Scale):
+//
+//   - restart to first answer with N pending reminders, against a raw
+//     LevelDB open and iteration of the same store;
+//   - the daemon's RSS with N pending;
+//   - status latency at N pending against an empty daemon;
+//   - while 10 callers loop on status and deadlines pages: the lateness of
+//     reminders due in 1 ms and the latency of reminder posts, against the
+//     same measures on the idle daemon;
+//   - 64 concurrent obligation posters through the socket against the same
+//     posters calling the obligations service in process.
+//
+// It is a benchmark, not a test: it prints numbers and judges nothing. Run
+// it through `make bench-scale` (it needs the built binary).
+//
+// It imports the store, api, wakes and scheduler packages to prefill a store
+// and to run the in-process baseline; nothing imports it.
+package main

@@ -1,0 +1,430 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/util"
+
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/wakewheel", "the wakewheel binary to measure")
+	n := flag.Int("n", 1_000_000, "pending reminders of the loaded daemon")
+	posts := flag.Int("posts", 20000, "obligations posted by the 64 posters, each way")
+	probes := flag.Int("probes", 400, "1 ms reminders whose lateness is measured, each phase")
+	only := flag.String("only", "", "posters: measure only the 64 posters")
+	flag.Parse()
+	var err error
+	if *only == "posters" {
+		err = runPosters(*bin, *posts)
+	} else {
+		err = run(*bin, *n, *posts, *probes)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin string, n, posts, probes int) error {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "wwscale")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	ctx := context.Background()
+
+	fmt.Printf("# scalebench: %d pending reminders, %s, GOMAXPROCS from %d CPUs\n", n, time.Now().UTC().Format(time.RFC3339), numCPU())
+	loaded := filepath.Join(work, "loaded")
+	t0 := time.Now()
+	if err := prefill(filepath.Join(loaded, "store"), n); err != nil {
+		return err
+	}
+	fmt.Printf("prefill: %d reminders written in %v\n", n, time.Since(t0).Round(time.Millisecond))
+
+	var raws []time.Duration
+	for range 3 {
+		d, count, err := rawIteration(filepath.Join(loaded, "store"))
+		if err != nil {
+			return err
+		}
+		if count != n {
+			return fmt.Errorf("raw iteration counted %d deadlines, want %d", count, n)
+		}
+		raws = append(raws, d)
+	}
+	raw := median(raws)
+
+	// The empty daemon: the baselines.
+	idle, err := startDaemon(bin, filepath.Join(work, "idle"))
+	if err != nil {
+		return err
+	}
+	idleStatus := statusLatency(ctx, idle.client, 300)
+	idleLate, idlePost := probeFires(ctx, idle.client, probes, "idle")
+	emptyLate, emptyPost, _ := underLoad(ctx, idle, probes, "empty")
+
+	// The loaded daemon, started three times: restart to first answer.
+	var firsts []time.Duration
+	var d *daemon
+	for i := range 3 {
+		d, err = startDaemon(bin, loaded)
+		if err != nil {
+			idle.stop()
+			return err
+		}
+		firsts = append(firsts, d.firstAnswer)
+		if i < 2 {
+			d.stop()
+		}
+	}
+	first := median(firsts)
+	rssLoaded := d.rss()
+	loadedStatus := statusLatency(ctx, d.client, 300)
+	st, err := d.client.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Pending != n {
+		return fmt.Errorf("loaded daemon reports %d pending, want %d", st.Pending, n)
+	}
+	busyLate, busyPost, listed := underLoad(ctx, d, probes, "busy")
+	rssAfter := d.rss()
+	d.stop()
+
+	inproc, err := inProcessPosters(filepath.Join(work, "inproc"), posts)
+	if err != nil {
+		idle.stop()
+		return err
+	}
+	socket, err := socketPosters(ctx, idle.client, posts)
+	idle.stop()
+	if err != nil {
+		return err
+	}
+
+	fmt.Println()
+	fmt.Println("| measure | result | baseline (same run) | ratio | target |")
+	fmt.Println("|---|---|---|---|---|")
+	fmt.Printf("| restart to first `status` answer, %d pending (median of 3) | %v | raw LevelDB open + iteration %v | %.2f | ≤ 2 |\n",
+		n, ms(first), ms(raw), ratio(first, raw))
+	fmt.Printf("| daemon RSS, %d pending: after the first answer / after the load phase | %.1f MB / %.1f MB | — | %.0f B / %.0f B a reminder | ≤ 150 MB |\n",
+		n, mb(rssLoaded.rss), mb(rssAfter.rss), float64(rssLoaded.rss)/float64(n), float64(rssAfter.rss)/float64(n))
+	fmt.Printf("| daemon peak RSS (VmHWM) | %.1f MB | — | — | — |\n", mb(rssAfter.hwm))
+	fmt.Printf("| `status` p50 / p99, %d pending | %v / %v | 0 pending %v / %v | %.2f / %.2f | ≤ 2 |\n",
+		n, us(loadedStatus.p50), us(loadedStatus.p99), us(idleStatus.p50), us(idleStatus.p99),
+		ratio(loadedStatus.p50, idleStatus.p50), ratio(loadedStatus.p99, idleStatus.p99))
+	fmt.Printf("| 1 ms reminder lateness p50 / p99 / max, %d pending, 10 callers on status+deadlines (%d pages listed) | %v / %v / %v | idle daemon %v / %v / %v | — | p99 ≤ 2 ms |\n",
+		n, listed, us(busyLate.p50), us(busyLate.p99), us(busyLate.max), us(idleLate.p50), us(idleLate.p99), us(idleLate.max))
+	fmt.Printf("| the same, 0 pending, the same 10 callers | %v / %v / %v | — | — | — |\n",
+		us(emptyLate.p50), us(emptyLate.p99), us(emptyLate.max))
+	fmt.Printf("| reminder post p50 / p99, %d pending, 10 callers | %v / %v | idle %v / %v | %.2f / %.2f | p99 ≤ 2 |\n",
+		n, us(busyPost.p50), us(busyPost.p99), us(idlePost.p50), us(idlePost.p99),
+		ratio(busyPost.p50, idlePost.p50), ratio(busyPost.p99, idlePost.p99))
+	fmt.Printf("| the same, 0 pending, the same 10 callers | %v / %v | idle %v / %v | %.2f / %.2f | — |\n",
+		us(emptyPost.p50), us(emptyPost.p99), us(idlePost.p50), us(idlePost.p99),
+		ratio(emptyPost.p50, idlePost.p50), ratio(emptyPost.p99, idlePost.p99))
+	fmt.Printf("| 64 concurrent obligation posters through the socket | %.0f posts/s | in-process Service.Post %.0f posts/s | %.2f | ≥ 0.8 |\n",
+		socket, inproc, socket/inproc)
+	return nil
+}
+
+func runPosters(bin string, posts int) error {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "wwscale")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	inproc, err := inProcessPosters(filepath.Join(work, "inproc"), posts)
+	if err != nil {
+		return err
+	}
+	d, err := startDaemon(bin, filepath.Join(work, "idle"))
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	cpu0, self0 := d.cpu(), selfCPU()
+	socket, err := socketPosters(context.Background(), d.client, posts)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("64 posters: socket %.0f/s, in-process %.0f/s, ratio %.2f; CPU per post: daemon %v, client %v\n",
+		socket, inproc, socket/inproc, (d.cpu()-cpu0)/time.Duration(posts), (selfCPU()-self0)/time.Duration(posts))
+	return nil
+}
+
+// cpu is the daemon's user+system CPU time so far.
+func (d *daemon) cpu() time.Duration { return procCPU(fmt.Sprintf("/proc/%d/stat", d.cmd.Process.Pid)) }
+
+func selfCPU() time.Duration { return procCPU("/proc/self/stat") }
+
+func procCPU(path string) time.Duration {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return max(1, strings.Count(string(b), "processor\t:"))
+}
+
+// prefill writes n reminders a month out into a new store, as the daemon
+// would have persisted them.
+func prefill(dir string, n int) error {
+	db, err := store.Open(dir, store.Options{})
+	if err != nil {
+		return err
+	}
+	base := time.Now().Add(30 * 24 * time.Hour)
+	for i := range n {
+		db.PutDeadline(deadlines.Deadline{Key: fmt.Sprintf("%sload-%07d", api.ReminderPrefix, i), Kind: api.ReminderKind,
+			At: base.Add(time.Duration(i) * time.Microsecond)})
+	}
+	return db.Close()
+}
+
+// rawIteration opens the store's LevelDB directly and iterates the deadline
+// records: the floor of any reload.
+func rawIteration(dir string) (time.Duration, int, error) {
+	start := time.Now()
+	ldb, err := leveldb.OpenFile(dir, &opt.Options{ReadOnly: true})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer ldb.Close()
+	it := ldb.NewIterator(util.BytesPrefix([]byte("d/")), &opt.ReadOptions{DontFillCache: true})
+	n := 0
+	for it.Next() {
+		n++
+	}
+	it.Release()
+	return time.Since(start), n, it.Error()
+}
+
+type daemon struct {
+	cmd         *exec.Cmd
+	client      *api.Client
+	firstAnswer time.Duration
+}
+
+// startDaemon starts the binary on home/store and waits for its first
+// status answer.
+func startDaemon(bin, home string) (*daemon, error) {
+	sock := filepath.Join(home, "s.sock")
+	if len(sock) > 100 {
+		return nil, fmt.Errorf("socket path %s too long", sock)
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(filepath.Join(home, "daemon.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "daemon")
+	cmd.Env = append(os.Environ(),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"WAKEWHEEL_ENGINE_STORE_DIR="+filepath.Join(home, "store"),
+		"WAKEWHEEL_ENGINE_SOCKET_PATH="+sock,
+		"WAKEWHEEL_LOG_FORMAT=json",
+		"WAKEWHEEL_LOG_LEVEL=warn",
+	)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	d := &daemon{cmd: cmd, client: api.NewClient(sock)}
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := d.client.Status(ctx)
+		cancel()
+		if err == nil {
+			d.firstAnswer = time.Since(start)
+			return d, nil
+		}
+		if time.Since(start) > 2*time.Minute {
+			d.stop()
+			return nil, fmt.Errorf("daemon in %s did not answer: %v", home, err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (d *daemon) stop() {
+	d.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		d.cmd.Process.Kill()
+		<-done
+	}
+}
+
+type memory struct{ rss, hwm int64 }
+
+func (d *daemon) rss() memory {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid))
+	if err != nil {
+		return memory{}
+	}
+	var m memory
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			m.rss = kb << 10
+		case "VmHWM:":
+			m.hwm = kb << 10
+		}
+	}
+	return m
+}
+
+type dist struct{ p50, p99, max time.Duration }
+
+func distOf(ds []time.Duration) dist {
+	if len(ds) == 0 {
+		return dist{}
+	}
+	slices.Sort(ds)
+	return dist{p50: ds[len(ds)/2], p99: ds[(len(ds)*99)/100], max: ds[len(ds)-1]}
+}
+
+func median(ds []time.Duration) time.Duration { return distOf(slices.Clone(ds)).p50 }
+
+func statusLatency(ctx context.Context, c *api.Client, n int) dist {
+	var ds []time.Duration
+	for range n {
+		t := time.Now()
+		if _, err := c.Status(ctx); err == nil {
+			ds = append(ds, time.Since(t))
+		}
+	}
+	return distOf(ds)
+}
+
+// probeFires posts reminders due in 1 ms, one at a time, and returns their
+// lateness (the fire record's Fired minus At) and the latency of the posts.
+func probeFires(ctx context.Context, c *api.Client, n int, tag string) (late, post dist) {
+	var after uint64
+	if fs, err := c.Fires(ctx, 0, 0); err == nil && len(fs) > 0 {
+		after = fs[len(fs)-1].Seq
+	}
+	var posts []time.Duration
+	want := map[string]bool{}
+	for i := range n {
+		name := fmt.Sprintf("probe-%s-%d", tag, i)
+		t := time.Now()
+		if _, err := c.Remind(ctx, api.ReminderRequest{Name: name, In: "1ms"}); err != nil {
+			continue
+		}
+		posts = append(posts, time.Since(t))
+		want[api.ReminderPrefix+name] = true
+		time.Sleep(3 * time.Millisecond)
+	}
+	var lates []time.Duration
+	deadline := time.Now().Add(10 * time.Second)
+	for len(lates) < len(want) && time.Now().Before(deadline) {
+		fs, err := c.Fires(ctx, after, 10000)
+		if err != nil {
+			break
+		}
+		for _, f := range fs {
+			after = f.Seq
+			if want[f.Key] {
+				lates = append(lates, f.Fired.Sub(f.At))
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return distOf(lates), distOf(posts)
+}
+
+// underLoad runs probeFires while 10 callers loop: five on status, five on
+// deadlines pages of 1,000 from scattered places of the listing.
+func underLoad(ctx context.Context, d *daemon, probes int, tag string) (late, post dist, pages int64) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var listed atomic.Int64
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; ; j++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if i%2 == 0 {
+					d.client.Status(ctx)
+					continue
+				}
+				// A whole page is read but not decoded: the callers run on the
+				// same two cores as the daemon, and the measure is the daemon's.
+				after := fmt.Sprintf("%sload-%07d", api.ReminderPrefix, (i*7919+j*104729)%1_000_000)
+				path := "/v1/deadlines?limit=1000&prefix=" + url.QueryEscape(api.ReminderPrefix) + "&after=" + url.QueryEscape(after)
+				if err := d.client.Do(ctx, http.MethodGet, path, nil, nil); err == nil {
+					listed.Add(1)
+				}
+			}
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	late, post = probeFires(ctx, d.client, probes, tag)
+	close(stop)
+	wg.Wait()
+	return late, post, listed.Load()
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/1e6) }
+func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3) }
+func mb(b int64) float64        { return float64(b) / (1 << 20) }
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
