@@ -31,7 +31,7 @@ func inProcessPosters(dir string, n int) (float64, error) {
 		return 0, err
 	}
 	defer db.Close()
-	svc, intents, err := wakes.Open(db, wakes.Options{Policies: ob.DefaultPolicies(), Clock: clock.Real{}, Logger: zerolog.Nop()})
+	svc, muts, err := wakes.Open(db, wakes.Options{Policies: ob.DefaultPolicies(), Clock: clock.Real{}, Logger: zerolog.Nop()})
 	if err != nil {
 		return 0, err
 	}
@@ -41,7 +41,7 @@ func inProcessPosters(dir string, n int) (float64, error) {
 		return 0, err
 	}
 	eng.Register(ob.RedeliverKind, svc.Handler())
-	if err := wakes.ApplyIntents(eng, now, intents); err != nil {
+	if err := eng.ApplyAll(now, muts...); err != nil {
 		return 0, err
 	}
 	runner := scheduler.Start(eng, clock.Real{})
