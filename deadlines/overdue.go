@@ -14,6 +14,16 @@ import (
 // they keep the order), so draining n overdue deadlines one Next at a time
 // costs O(n log n), not a scan per step.
 
+// Overdue is the number of pending deadlines already due at the current
+// tick (those a reload found past due, say): O(overdue), not O(pending).
+func (w *Wheel) Overdue() int {
+	n := 0
+	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
+		n++
+	}
+	return n
+}
+
 // nextOverdue returns the earliest due tick on the overdue list; false if
 // the list is empty.
 func (w *Wheel) nextOverdue() (uint64, bool) {

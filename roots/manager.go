@@ -216,7 +216,7 @@ func (m *Manager) Register(eng *scheduler.Engine) {
 func (m *Manager) Resume(eng *scheduler.Engine, now time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, d := range eng.Pending() {
+	for d := range eng.All() {
 		if d.Kind == KindLease {
 			m.leases[d.Key[len(KindLease)+1:]] = leaseFromDeadline(d)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"runtime/debug"
 	"sort"
 	"time"
@@ -207,6 +208,15 @@ func (e *Engine) Pending() []deadlines.Deadline {
 
 // Len is the number of pending deadlines.
 func (e *Engine) Len() int { return e.wheel.Len() }
+
+// Overdue is the number of pending deadlines that were already due when
+// the engine was loaded and have not fired yet: O(overdue).
+func (e *Engine) Overdue() int { return e.wheel.Overdue() }
+
+// All yields every pending deadline in no order, copying nothing; the
+// engine must not change during the iteration. O(pending): for start-up,
+// never for a request.
+func (e *Engine) All() iter.Seq[deadlines.Deadline] { return e.wheel.All() }
 
 // PendingByKind counts the pending deadlines of each kind, in O(kinds): the
 // wheel keeps the counts as deadlines come and go, so a status request on

@@ -88,13 +88,11 @@ func newEngineSource(d *daemon, sources []func(context.Context, *metrics.Snapsho
 func (s *engineSource) snapshot(ctx context.Context) (metrics.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap := metrics.Snapshot{PendingByKind: map[string]int{}}
+	var snap metrics.Snapshot
 	err := s.d.runner.Do(ctx, func(e *scheduler.Engine, _ time.Time) {
 		st := e.Stats()
 		snap.Fired, snap.RunsByOutcome, snap.Waiting = st.Fired, st.Outcomes, e.Waiting()
-		for _, dl := range e.Pending() {
-			snap.PendingByKind[dl.Kind]++
-		}
+		snap.PendingByKind = e.PendingByKind()
 	})
 	if err != nil {
 		return snap, err
