@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -63,7 +64,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		}
 	}()
 
-	eng, err := scheduler.NewEngine(db, scheduler.Options{
+	eng, err := loadEngine(db, scheduler.Options{
 		Tick:          cfg.Engine.Tick,
 		RetryBase:     cfg.Engine.RetryBase,
 		RetryCap:      cfg.Engine.RetryCap,
@@ -83,12 +84,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
 	}
-	overdue := 0
-	for _, dl := range eng.Pending() {
-		if !dl.At.After(started) {
-			overdue++
-		}
-	}
+	overdue := eng.Overdue()
 	log.Info().Str("store", cfg.Engine.StoreDir).Int("reloaded", eng.Len()).Int("overdue", overdue).
 		Str("tick", cfg.Engine.Tick.String()).Msg("store opened")
 
@@ -128,6 +124,24 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 	os.Remove(cfg.Engine.SocketPath)
 	return nil
 }
+
+// loadEngine is scheduler.NewEngine with the garbage collector relaxed for
+// the reload: while the heap grows from nothing to the whole wheel the
+// collector would otherwise run again and again and take the second core
+// from the decode-and-link pipeline. Afterwards the collector's setting is
+// restored and the reload's garbage returned to the system at once, so the
+// daemon's resident memory follows the wheel, not the reload's peak.
+func loadEngine(db *store.DB, opts scheduler.Options, now time.Time) (*scheduler.Engine, error) {
+	old := debug.SetGCPercent(reloadGCPercent)
+	defer func() {
+		debug.SetGCPercent(old)
+		debug.FreeOSMemory()
+	}()
+	return scheduler.NewEngine(db, opts, now)
+}
+
+// reloadGCPercent is GOGC during a reload (see loadEngine).
+const reloadGCPercent = 400
 
 // lockWait bounds how long a starting daemon waits for its store's LOCK.
 const lockWait = 5 * time.Second
