@@ -30,12 +30,17 @@ func main() {
 	n := flag.Int("n", 1_000_000, "pending reminders of the loaded daemon")
 	posts := flag.Int("posts", 20000, "obligations posted by the 64 posters, each way")
 	probes := flag.Int("probes", 400, "1 ms reminders whose lateness is measured, each phase")
-	only := flag.String("only", "", "posters: measure only the 64 posters")
+	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS")
+	keep := flag.Bool("keep", false, "keep the work directory (stores, daemon logs) and print its path")
 	flag.Parse()
 	var err error
-	if *only == "posters" {
+	keepWork = *keep
+	switch *only {
+	case "posters":
 		err = runPosters(*bin, *posts)
-	} else {
+	case "load":
+		err = runLoad(*bin, *n)
+	default:
 		err = run(*bin, *n, *posts, *probes)
 	}
 	if err != nil {
@@ -44,16 +49,63 @@ func main() {
 	}
 }
 
+var keepWork bool
+
+func workDir() (string, func(), error) {
+	work, err := os.MkdirTemp("", "wwscale")
+	if err != nil {
+		return "", nil, err
+	}
+	if keepWork {
+		fmt.Println("work directory:", work)
+		return work, func() {}, nil
+	}
+	return work, func() { os.RemoveAll(work) }, nil
+}
+
+// runLoad measures only the restart with n pending and the RSS after it.
+func runLoad(bin string, n int) error {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	work, done, err := workDir()
+	if err != nil {
+		return err
+	}
+	defer done()
+	dir := filepath.Join(work, "loaded")
+	if err := prefill(filepath.Join(dir, "store"), n); err != nil {
+		return err
+	}
+	if err := settle(bin, dir); err != nil {
+		return err
+	}
+	raw, _, err := rawIteration(filepath.Join(dir, "store"))
+	if err != nil {
+		return err
+	}
+	d, err := startDaemon(bin, dir)
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	m := d.rss()
+	fmt.Printf("restart to first answer %v (raw iteration %v, %.2f×); RSS %.1f MB, peak %.1f MB\n",
+		ms(d.firstAnswer), ms(raw), ratio(d.firstAnswer, raw), mb(m.rss), mb(m.hwm))
+	return nil
+}
+
 func run(bin string, n, posts, probes int) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "wwscale")
+	work, done, err := workDir()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	defer done()
 	ctx := context.Background()
 
 	fmt.Printf("# scalebench: %d pending reminders, %s, GOMAXPROCS from %d CPUs\n", n, time.Now().UTC().Format(time.RFC3339), numCPU())
@@ -63,6 +115,9 @@ func run(bin string, n, posts, probes int) error {
 		return err
 	}
 	fmt.Printf("prefill: %d reminders written in %v\n", n, time.Since(t0).Round(time.Millisecond))
+	if err := settle(bin, loaded); err != nil {
+		return err
+	}
 
 	var raws []time.Duration
 	for range 3 {
@@ -156,11 +211,11 @@ func runPosters(bin string, posts int) error {
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "wwscale")
+	work, done, err := workDir()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	defer done()
 	inproc, err := inProcessPosters(filepath.Join(work, "inproc"), posts)
 	if err != nil {
 		return err
@@ -195,6 +250,18 @@ func procCPU(path string) time.Duration {
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+// settle starts and stops the daemon once on a new store, so that the
+// store the measures read is the one a daemon leaves behind (its journal
+// compacted into tables), for the raw iteration and the restarts alike.
+func settle(bin, home string) error {
+	d, err := startDaemon(bin, home)
+	if err != nil {
+		return err
+	}
+	d.stop()
+	return nil
 }
 
 func numCPU() int {
@@ -264,6 +331,9 @@ func startDaemon(bin, home string) (*daemon, error) {
 		"WAKEWHEEL_LOG_FORMAT=json",
 		"WAKEWHEEL_LOG_LEVEL=warn",
 	)
+	if v := os.Getenv("SCALE_GODEBUG"); v != "" {
+		cmd.Env = append(cmd.Env, "GODEBUG="+v)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
