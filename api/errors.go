@@ -51,6 +51,7 @@ var errorTable = []errorRow{
 	{roots.ErrUnknownRoot, http.StatusNotFound, "not_found", ""},
 	{roots.ErrNoLease, http.StatusNotFound, "not_held", ""},
 	{roots.ErrLeaseHeld, http.StatusConflict, "lease_held", ""},
+	{roots.ErrDisarmed, http.StatusConflict, "disarmed", ""},
 	{ob.ErrUnknownLane, http.StatusNotFound, "unknown_lane", ""},
 	{ob.ErrUnknownClass, http.StatusBadRequest, "unknown_class", ""},
 	{ob.ErrNoLocator, http.StatusBadRequest, "missing_locator", ""},

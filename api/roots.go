@@ -15,6 +15,7 @@ type Roots interface {
 	Unwatch(ctx context.Context, path string) (bool, error)
 	Arm(ctx context.Context, path string) (roots.Status, error)
 	Disarm(ctx context.Context, path string) (roots.Status, error)
+	Retry(ctx context.Context, path string) (roots.Status, error)
 	Statuses(ctx context.Context) ([]roots.Status, error)
 	AcquireLease(ctx context.Context, name string, ttl time.Duration) (roots.Lease, error)
 	RenewLease(ctx context.Context, name string, ttl time.Duration) (roots.Lease, error)
@@ -54,6 +55,7 @@ type UnwatchResult struct {
 //	GET    /v1/roots          roots   every root's status → []roots.Status
 //	POST   /v1/roots/arm      arm     {path} → roots.Status
 //	POST   /v1/roots/disarm   disarm  {path} → roots.Status
+//	POST   /v1/roots/retry    retry   {path} → roots.Status: drain the backlog and detect now
 //
 // and the lease routes (leases.go).
 func RegisterRoots(s *Server, rs Roots) {
@@ -63,6 +65,7 @@ func RegisterRoots(s *Server, rs Roots) {
 	s.Handle("GET /v1/roots", "roots", h.list)
 	s.Handle("POST /v1/roots/arm", "arm", h.arm)
 	s.Handle("POST /v1/roots/disarm", "disarm", h.disarm)
+	s.Handle("POST /v1/roots/retry", "retry", h.retry)
 	registerLeases(s, rs)
 }
 
@@ -126,6 +129,10 @@ func (h rootsHandler) arm(w http.ResponseWriter, r *http.Request) error {
 
 func (h rootsHandler) disarm(w http.ResponseWriter, r *http.Request) error {
 	return h.rootVerb(w, r, h.rs.Disarm)
+}
+
+func (h rootsHandler) retry(w http.ResponseWriter, r *http.Request) error {
+	return h.rootVerb(w, r, h.rs.Retry)
 }
 
 func (h rootsHandler) rootVerb(w http.ResponseWriter, r *http.Request, fn func(context.Context, string) (roots.Status, error)) error {

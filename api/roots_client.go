@@ -33,6 +33,13 @@ func (c *Client) Disarm(ctx context.Context, path string) (roots.Status, error) 
 	return out, c.Do(ctx, http.MethodPost, "/v1/roots/disarm", RootRequest{Path: path}, &out)
 }
 
+// RetryRoot drains a root's backlog again now (its retries spent, its
+// command fixed) and detects.
+func (c *Client) RetryRoot(ctx context.Context, path string) (roots.Status, error) {
+	var out roots.Status
+	return out, c.Do(ctx, http.MethodPost, "/v1/roots/retry", RootRequest{Path: path}, &out)
+}
+
 // Roots lists every root's status (only path's, if path is not empty).
 func (c *Client) Roots(ctx context.Context, path string) ([]roots.Status, error) {
 	var out []roots.Status

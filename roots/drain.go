@@ -30,7 +30,7 @@ func (m *Manager) drainHandler(ctx context.Context, f scheduler.Firing) schedule
 	}
 	if res := r.runs.take(KindDrain); res != nil {
 		if res.err != nil {
-			return scheduler.RetryLater(fmt.Errorf("ingest of %s: %w", path, res.err))
+			return scheduler.RetryLater(fmt.Errorf("ingest of %s: %w (the batch stays in the backlog; once the command is fixed, `wakewheel roots retry %s` drains it at once)", path, res.err, path))
 		}
 		m.startBatchLocked(r)
 		return scheduler.Succeeded()

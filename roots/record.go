@@ -121,6 +121,7 @@ var (
 	ErrLeaseHeld   = errors.New("roots: lease is held")
 	ErrNoLease     = errors.New("roots: no such lease")
 	ErrClosed      = errors.New("roots: manager closed")
+	ErrDisarmed    = errors.New("roots: root is disarmed")
 	// ErrConflict is returned by a Go reconcile handler (wrapped or as is)
 	// for an optimistic-concurrency conflict: the counterpart of exit code
 	// 75 of a reconcile command.

@@ -64,10 +64,13 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 	} else {
 		rec = r.rec
 	}
+	commandsChanged := false
 	if spec.Ingest != nil {
+		commandsChanged = commandsChanged || rec.Ingest != *spec.Ingest
 		rec.Ingest = *spec.Ingest
 	}
 	if spec.Reconcile != nil {
+		commandsChanged = commandsChanged || rec.Reconcile != *spec.Reconcile
 		rec.Reconcile = *spec.Reconcile
 	}
 	if spec.Candidate != nil {
@@ -108,9 +111,14 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 		r.track = detectors.NewTracker(path, skip) // forgets what it captured
 		m.mu.Unlock()
 	}
-	if arming {
+	switch {
+	case arming:
 		m.log.Info().Str("root", path).Msg("root armed")
 		m.apply(ctx, pushNow(KindDetect, path), pushNow(KindDrain, path))
+	case commandsChanged && rec.Armed && !created:
+		// A fixed command resumes a backlog whose retries were spent.
+		m.log.Info().Str("root", path).Msg("root's commands changed; draining its backlog with them")
+		m.apply(ctx, pushNow(KindDrain, path))
 	}
 	if created {
 		m.log.Info().Str("root", path).Bool("armed", rec.Armed).Bool("ingest", rec.Ingest != "").

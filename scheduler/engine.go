@@ -314,6 +314,9 @@ func (e *Engine) Finish(now time.Time, job Job, out Outcome) {
 			e.alert(now, "retries_exhausted", d, fmt.Sprintf("gave up after %d runs: %v", job.Attempt, out.Err))
 		}
 	case Yield:
+		// Waiting is not an attempt: a lease held, a run still going on.
+		// Retries count the runs that failed, not the firings.
+		e.attempts[d.Key]--
 		e.reschedule(d, now.Add(out.After))
 		retire = false
 	case Conflict:

@@ -63,7 +63,7 @@ func Failed(err error) Outcome { return Outcome{Result: Failure, Err: err} }
 
 // Firing is one run of an action: the deadline that fell due, when the runner
 // fired it, and which attempt this is (1 for the first run; retries and the
-// conflict retry count up).
+// conflict retry count up; a yield does not: waiting is not an attempt).
 type Firing struct {
 	Deadline deadlines.Deadline
 	Now      time.Time

@@ -66,9 +66,11 @@ func (p *rootsCap) close() {
 	}
 }
 
-// reload declares the roots of the new config.
+// reload declares the roots of the new config, and drains again the
+// backlogs whose retries were spent.
 func (p *rootsCap) reload(_, cur configs.Config) {
 	p.declare(context.Background(), cur.Roots)
+	p.m.RetryStranded(context.Background()) // a fixed configuration resumes stranded backlogs
 }
 
 func (p *rootsCap) metrics(_ context.Context, s *metrics.Snapshot) error {

@@ -134,7 +134,7 @@ func (a *app) armVerb(verb, short string) *cobra.Command {
 }
 
 func (a *app) rootsCmd() *cobra.Command {
-	return a.verb(&cobra.Command{
+	cmd := a.verb(&cobra.Command{
 		Use:   "roots [PATH]",
 		Short: "Show every root's honest state: mode, backlog, deadlines, last error",
 		Args:  cobra.MaximumNArgs(1),
@@ -159,6 +159,8 @@ func (a *app) rootsCmd() *cobra.Command {
 		}
 		return sts, strings.Join(texts, "\n"), nil
 	})
+	cmd.AddCommand(a.rootsRetryCmd())
+	return cmd
 }
 
 // rootAnswer is a verb's answer of one root's status.

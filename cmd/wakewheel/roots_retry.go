@@ -1,0 +1,24 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"github.com/wakewheel/wakewheel/api"
+)
+
+// rootsRetryCmd is `wakewheel roots retry PATH`: after an ingest's retries
+// were spent (the alert retries_exhausted), the backlog keeps its paths;
+// once the command is fixed this drains it at once. A change of the
+// root's commands, a config reload or the root's next event do the same.
+func (a *app) rootsRetryCmd() *cobra.Command {
+	return a.verb(&cobra.Command{
+		Use:   "retry PATH",
+		Short: "Drain a root's backlog again now (after its retries were spent) and look for changes",
+		Args:  cobra.ExactArgs(1),
+	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
+		path, err := absPath(args[0])
+		if err != nil {
+			return nil, "", err
+		}
+		return rootAnswer(c.RetryRoot(cmd.Context(), path))
+	})
+}
