@@ -52,6 +52,8 @@ var errorTable = []errorRow{
 	{roots.ErrNoLease, http.StatusNotFound, "not_held", ""},
 	{roots.ErrLeaseHeld, http.StatusConflict, "lease_held", ""},
 	{roots.ErrDisarmed, http.StatusConflict, "disarmed", ""},
+	{roots.ErrBadCommand, http.StatusBadRequest, "bad_command", ""},
+	{roots.ErrOperators, http.StatusForbidden, "operators_root", ""},
 	{ob.ErrUnknownLane, http.StatusNotFound, "unknown_lane", ""},
 	{ob.ErrUnknownClass, http.StatusBadRequest, "unknown_class", ""},
 	{ob.ErrNoLocator, http.StatusBadRequest, "missing_locator", ""},

@@ -13,6 +13,7 @@ import (
 type Roots interface {
 	Watch(ctx context.Context, spec roots.Spec) (roots.Status, error)
 	Unwatch(ctx context.Context, path string) (bool, error)
+	UnwatchByAgent(ctx context.Context, path string) (bool, error)
 	Arm(ctx context.Context, path string) (roots.Status, error)
 	Disarm(ctx context.Context, path string) (roots.Status, error)
 	Retry(ctx context.Context, path string) (roots.Status, error)
@@ -35,6 +36,9 @@ type WatchRequest struct {
 	Skip      []string `json:"skip,omitempty"`
 	Candidate *bool    `json:"candidate,omitempty"`
 	Arm       bool     `json:"arm,omitempty"`
+	// By is "agent" when an agent asks (the MCP adapter sends it): it can
+	// set no command, and a root it registers is marked as an agent's.
+	By string `json:"by,omitempty"`
 }
 
 // RootRequest is the body of POST /v1/roots/arm and /v1/roots/disarm.
@@ -51,7 +55,7 @@ type UnwatchResult struct {
 // RegisterRoots adds the roots routes to s:
 //
 //	POST   /v1/roots          watch   register or update a root (WatchRequest) → roots.Status
-//	DELETE /v1/roots?path=P   unwatch forget a root → UnwatchResult
+//	DELETE /v1/roots?path=P   unwatch forget a root → UnwatchResult (&by=agent: only a root an agent registered)
 //	GET    /v1/roots          roots   every root's status → []roots.Status
 //	POST   /v1/roots/arm      arm     {path} → roots.Status
 //	POST   /v1/roots/disarm   disarm  {path} → roots.Status
@@ -79,8 +83,12 @@ func (h rootsHandler) watch(w http.ResponseWriter, r *http.Request) error {
 	if req.Path == "" {
 		return badf("watch: path is required")
 	}
+	byAgent, err := byAgent(req.By)
+	if err != nil {
+		return err
+	}
 	st, err := h.rs.Watch(r.Context(), roots.Spec{Path: req.Path, Ingest: req.Ingest, Reconcile: req.Reconcile,
-		Skip: req.Skip, Candidate: req.Candidate, Arm: req.Arm})
+		Skip: req.Skip, Candidate: req.Candidate, Arm: req.Arm, ByAgent: byAgent})
 	if err != nil {
 		return err
 	}
@@ -92,11 +100,30 @@ func (h rootsHandler) unwatch(w http.ResponseWriter, r *http.Request) error {
 	if path == "" {
 		return badf("unwatch: query parameter path is required")
 	}
-	removed, err := h.rs.Unwatch(r.Context(), path)
+	agent, err := byAgent(r.URL.Query().Get("by"))
+	if err != nil {
+		return err
+	}
+	unwatch := h.rs.Unwatch
+	if agent {
+		unwatch = h.rs.UnwatchByAgent
+	}
+	removed, err := unwatch(r.Context(), path)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, UnwatchResult{Path: path, Removed: removed})
+}
+
+// byAgent reads the "by" of a roots request: "" (the operator) or "agent".
+func byAgent(by string) (bool, error) {
+	switch by {
+	case "":
+		return false, nil
+	case "agent":
+		return true, nil
+	}
+	return false, badf("by: %q is not a requester; use \"agent\" or leave it out", by)
 }
 
 func (h rootsHandler) list(w http.ResponseWriter, r *http.Request) error {

@@ -46,7 +46,7 @@ func (t tools) addRootTools(s *mcp.Server) {
 	}, t.watch)
 	addTool(s, &mcp.Tool{
 		Name:        "unwatch",
-		Description: "Forget a root: its watches, backlog and deadlines go.",
+		Description: "Forget a root that an agent registered: its watches, backlog and deadlines go. The operator's roots are refused.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		InputSchema: inputSchema[RootInput](path),
 	}, t.unwatch)
@@ -99,7 +99,7 @@ func (t tools) watch(ctx context.Context, _ *mcp.CallToolRequest, in WatchInput)
 		return nil, nil, err
 	}
 	// Never Ingest or Reconcile: see WatchInput.
-	body := api.WatchRequest{Path: p, Skip: in.Skip, Arm: in.Arm}
+	body := api.WatchRequest{Path: p, Skip: in.Skip, Arm: in.Arm, By: "agent"}
 	var out any
 	err = t.call(ctx, "watch", http.MethodPost, "/v1/roots", body, &out)
 	return nil, out, err
@@ -111,7 +111,7 @@ func (t tools) unwatch(ctx context.Context, _ *mcp.CallToolRequest, in RootInput
 		return nil, nil, err
 	}
 	var out any
-	err = t.call(ctx, "unwatch", http.MethodDelete, "/v1/roots?"+url.Values{"path": {p}}.Encode(), nil, &out)
+	err = t.call(ctx, "unwatch", http.MethodDelete, "/v1/roots?"+url.Values{"path": {p}, "by": {"agent"}}.Encode(), nil, &out)
 	return nil, out, err
 }
 

@@ -40,6 +40,10 @@ type Record struct {
 	Candidate bool      `json:"candidate,omitempty"` // reconcile skips a candidate root
 	SinceRef  string    `json:"since_ref,omitempty"` // git: HEAD of the last durable capture
 	Created   time.Time `json:"created,omitzero"`
+	// ByAgent: registered by an agent (through MCP) and not adopted since
+	// by the operator (a watch from the CLI or the config file). Only such
+	// a root may be unwatched by an agent. Older records: the operator's.
+	ByAgent bool `json:"by_agent,omitempty"`
 
 	// StoreVersion is the version handed to the last reconcile run; every
 	// run gets a larger one, written synced before the run starts.
@@ -122,6 +126,8 @@ var (
 	ErrNoLease     = errors.New("roots: no such lease")
 	ErrClosed      = errors.New("roots: manager closed")
 	ErrDisarmed    = errors.New("roots: root is disarmed")
+	ErrBadCommand  = errors.New("roots: bad command")
+	ErrOperators   = errors.New("roots: the operator's root")
 	// ErrConflict is returned by a Go reconcile handler (wrapped or as is)
 	// for an optimistic-concurrency conflict: the counterpart of exit code
 	// 75 of a reconcile command.

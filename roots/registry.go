@@ -2,11 +2,14 @@ package roots
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/wakewheel/wakewheel/detectors"
+	"github.com/wakewheel/wakewheel/internal/supervise"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -26,6 +29,11 @@ type Spec struct {
 	// Arm also arms the root (a new root is disarmed otherwise: the
 	// factory default).
 	Arm bool
+	// ByAgent: the request comes from an agent (the MCP adapter). It may
+	// register a root and change its skip entries and arming, never its
+	// commands; a root it registers is marked so (Record.ByAgent). A
+	// request that is not an agent's adopts the root for the operator.
+	ByAgent bool
 
 	onlyExisting bool // Arm: the root must be registered
 }
@@ -45,6 +53,12 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 	if !fi.IsDir() {
 		return Status{}, fmt.Errorf("%w: %s is not a directory", ErrBadPath, path)
 	}
+	if spec.ByAgent && (spec.Ingest != nil || spec.Reconcile != nil) {
+		return Status{}, fmt.Errorf("%w: %s: an agent cannot set a root's commands; the operator sets them with wakewheel watch --ingest/--reconcile or the config file", ErrOperators, path)
+	}
+	if err := checkCommands(spec, path); err != nil {
+		return Status{}, err
+	}
 	var skip detectors.SkipPolicy
 	if spec.Skip != nil {
 		if skip, err = detectors.NewSkipPolicy(spec.Skip...); err != nil {
@@ -60,9 +74,12 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 	}
 	var rec Record
 	if created {
-		rec = Record{ID: m.nextID, Path: path, Created: m.opts.Clock.Now()}
+		rec = Record{ID: m.nextID, Path: path, Created: m.opts.Clock.Now(), ByAgent: spec.ByAgent}
 	} else {
 		rec = r.rec
+		if !spec.ByAgent && !spec.onlyExisting {
+			rec.ByAgent = false // the operator's watch adopts the root
+		}
 	}
 	commandsChanged := false
 	if spec.Ingest != nil {
@@ -127,9 +144,48 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 	return m.statusOf(ctx, path)
 }
 
+// checkCommands refuses a command whose program does not exist or is
+// not executable, before anything is recorded: a relative program counts
+// from the root, where the command runs (the CLI has made it absolute
+// against the caller's directory already).
+func checkCommands(spec Spec, root string) error {
+	for _, c := range []struct {
+		name string
+		line *string
+	}{{"ingest", spec.Ingest}, {"reconcile", spec.Reconcile}} {
+		if c.line == nil || *c.line == "" {
+			continue
+		}
+		if _, err := supervise.Resolve(*c.line, root); err != nil {
+			return fmt.Errorf("%w: the %s command %q: %w", ErrBadCommand, c.name, *c.line, unprefixed(err))
+		}
+	}
+	return nil
+}
+
+// unprefixed drops supervise's sentinel text: the message says it already.
+func unprefixed(err error) error {
+	if msg, ok := strings.CutPrefix(err.Error(), supervise.ErrBadCommand.Error()+": "); ok {
+		return errors.New(msg)
+	}
+	return err
+}
+
 // Unwatch forgets the root: its watcher, backlog, record and deadlines. It
 // reports whether the root was registered.
 func (m *Manager) Unwatch(ctx context.Context, p string) (bool, error) {
+	return m.unwatch(ctx, p, false)
+}
+
+// UnwatchByAgent is Unwatch for an agent (the MCP adapter): only a root an
+// agent registered, and the operator did not adopt since, may go; the
+// operator's roots — their commands, their backlog — are refused, saying
+// so.
+func (m *Manager) UnwatchByAgent(ctx context.Context, p string) (bool, error) {
+	return m.unwatch(ctx, p, true)
+}
+
+func (m *Manager) unwatch(ctx context.Context, p string, byAgent bool) (bool, error) {
 	path, err := CleanPath(p)
 	if err != nil {
 		return false, err
@@ -139,6 +195,10 @@ func (m *Manager) Unwatch(ctx context.Context, p string) (bool, error) {
 	if r == nil {
 		m.mu.Unlock()
 		return false, nil
+	}
+	if byAgent && !r.rec.ByAgent {
+		m.mu.Unlock()
+		return false, fmt.Errorf("%w: %s was registered by the operator (wakewheel watch or the config file); an agent may only unwatch the roots it registered", ErrOperators, path)
 	}
 	ops := append(r.q.deleteAll(), store.DeleteOp(nsRoots, path))
 	if err := m.db.Write(true, ops...); err != nil {

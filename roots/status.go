@@ -25,6 +25,7 @@ type Status struct {
 	GoRecon   bool     `json:"go_reconcile,omitempty"` // a Go reconcile handler is set
 	Skip      []string `json:"skip,omitempty"`
 	Candidate bool     `json:"candidate"`
+	ByAgent   bool     `json:"by_agent,omitempty"` // registered by an agent: it may unwatch it
 	SinceRef  string   `json:"since_ref,omitempty"`
 	Windows   Windows  `json:"windows"` // effective: the root's own over the detect.* defaults
 
@@ -73,7 +74,7 @@ func tp(t time.Time) *time.Time {
 func (m *Manager) snapshotLocked(r *root) Status {
 	s := Status{
 		Path: r.rec.Path, Armed: r.rec.Armed, Ingest: r.rec.Ingest, Reconcile: r.rec.Reconcile,
-		Skip: r.rec.Skip, Candidate: r.rec.Candidate, SinceRef: r.rec.SinceRef,
+		Skip: r.rec.Skip, Candidate: r.rec.Candidate, ByAgent: r.rec.ByAgent, SinceRef: r.rec.SinceRef,
 		GoIngest: m.funcs[r.rec.Path].Ingest != nil, GoRecon: m.funcs[r.rec.Path].Reconcile != nil,
 		Overflows: r.rec.Overflows, Backlog: r.q.Len(), InFlight: r.q.inflight,
 		Detections: r.st.detections, LastDetection: tp(r.rec.LastDetection), LastChanged: r.st.lastChanged,

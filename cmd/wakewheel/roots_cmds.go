@@ -54,6 +54,9 @@ After detect.reconcile_quiet without a drain, --reconcile runs.
                    path (web/build), beside node_modules and .git internals.
   --candidate      the reconcile skips this root.
 
+A command's program, when it is a relative path (./scripts/index), is
+taken from the directory you run watch in, like PATH, and recorded
+absolute; a program that does not exist or is not executable is refused.
 An empty --ingest "" or --reconcile "" removes the command. Only this
 command line (or the config file) sets commands: the MCP adapter never
 passes them.`,
@@ -66,11 +69,18 @@ passes them.`,
 		req := api.WatchRequest{Path: path, Arm: arm}
 		f := cmd.Flags()
 		if f.Changed("ingest") {
+			if ingest, err = resolveCommand("ingest", ingest); err != nil {
+				return nil, "", err
+			}
 			req.Ingest = &ingest
 		}
 		if f.Changed("reconcile") {
+			if reconcile, err = resolveCommand("reconcile", reconcile); err != nil {
+				return nil, "", err
+			}
 			req.Reconcile = &reconcile
 		}
+		warnWideRoot(cmd.ErrOrStderr(), path)
 		if f.Changed("skip") {
 			req.Skip = skip
 		}
