@@ -26,16 +26,11 @@ const (
 	OpCancel               // remove
 )
 
+var opNames = [...]string{OpPush: "push", OpExtend: "extend", OpReset: "reset", OpCancel: "cancel"}
+
 func (o Op) String() string {
-	switch o {
-	case OpPush:
-		return "push"
-	case OpExtend:
-		return "extend"
-	case OpReset:
-		return "reset"
-	case OpCancel:
-		return "cancel"
+	if o >= OpPush && int(o) < len(opNames) {
+		return opNames[o]
 	}
 	return fmt.Sprintf("op(%d)", uint8(o))
 }
