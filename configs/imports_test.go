@@ -15,6 +15,7 @@ import (
 func TestOnlyConfigsAndCmdImportViper(t *testing.T) {
 	root := ".."
 	fset := token.NewFileSet()
+	walked := 0 // Go files looked at, tests included
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -31,6 +32,7 @@ func TestOnlyConfigsAndCmdImportViper(t *testing.T) {
 		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
+		walked++
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
 			return nil // a file mid-edit elsewhere is not this test's concern
@@ -45,5 +47,8 @@ func TestOnlyConfigsAndCmdImportViper(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if walked < 100 {
+		t.Fatalf("walked only %d Go files under %s: the test is not looking at the module", walked, root)
 	}
 }
