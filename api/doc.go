@@ -35,4 +35,11 @@
 // ledger are pages after a sequence number; all three take turns through a
 // gate that leaves one core to the loop (listing.go). The client keeps
 // ClientConns idle connections, so concurrent callers reuse them.
+//
+// Imports: scheduler (the runner's single entry point), deadlines (the
+// reminder's mutation and name rule), obligations, roots, lanerun and fleet
+// (the types of their routes), the root package (alerts, fires),
+// internal/filetrust (the socket directory), zerolog and
+// golang.org/x/sys/unix (peer credentials). Never viper, configs, cmd or a
+// store (imports_test.go): the daemon hands the server its capabilities.
 package api

@@ -83,6 +83,6 @@
 //
 // A Wheel is not safe for concurrent use: one goroutine owns it.
 //
-// Must not import: os, net, os/exec, time.Now users, zerolog, viper,
-// goleveldb.
+// Imports: the standard library only. Must not import: os, net, os/exec,
+// time.Now users, zerolog, viper, goleveldb (imports_test.go).
 package deadlines

@@ -65,8 +65,9 @@
 // a Watcher in any mode but notify calls OnEvent no more; OnFallback is
 // called at most once per Watcher; after Close returns no callback runs.
 //
-// Must not import: scheduler, store, configs, cmd, viper, cobra, goleveldb
-// (checked by TestForbiddenImports). It may import deadlines and
-// obligations. It does not read the clock: the Budget orders roots by a
-// logical counter of uses.
+// Imports: fsnotify, zerolog, golang.org/x/sys/unix, os/exec (git, run
+// with internal/gitenv's environment) and the standard library. Must not
+// import: scheduler, store, configs, cmd, viper, cobra, goleveldb (checked
+// by TestImportRules): detectors report, they never schedule. It does not
+// read the clock: the Budget orders roots by a logical counter of uses.
 package detectors

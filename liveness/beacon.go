@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
@@ -180,7 +181,7 @@ func Idle() scheduler.Handler {
 func (b *Beacon) rearm(ctx context.Context, r Runner) error {
 	var applyErr error
 	err := r.Do(ctx, func(e *scheduler.Engine, now time.Time) {
-		_, applyErr = e.Apply(now, scheduler.Mutation{Op: scheduler.OpReset, Key: b.Key(), Kind: BeaconKind, At: now.Add(b.opts.Period)})
+		_, applyErr = e.Apply(now, deadlines.Mutation{Op: deadlines.OpReset, Key: b.Key(), Kind: BeaconKind, At: now.Add(b.opts.Period)})
 	})
 	return errors.Join(err, applyErr)
 }

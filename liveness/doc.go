@@ -36,11 +36,11 @@
 //
 // # Imports
 //
-// liveness uses scheduler (Engine, Handler, Mutation), the root package
-// (the Alert type of the alert log it watches), internal/clock, zerolog,
-// net/http, and internal/supervise for the alarm command (never os/exec
-// directly: the command's process group dies at its timeout). It never imports
-// obligations, wakes, roots, api, viper, configs or cmd: it knows hosts,
-// not lanes; the daemon hands it plain option structs. imports_test.go
-// enforces this.
+// liveness uses scheduler (Engine, Handler), deadlines (Mutation), the
+// root package (the Alert type of the alert log it watches),
+// internal/clock, zerolog, net/http, and internal/supervise for the alarm
+// command (never os/exec directly: the command's process group dies at its
+// timeout). It never imports obligations, wakes, roots, api, viper,
+// configs or cmd: it knows hosts, not lanes; the daemon hands it plain
+// option structs. imports_test.go enforces this.
 package liveness

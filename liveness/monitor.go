@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
@@ -182,7 +183,7 @@ func (m *Monitor) seen(e *scheduler.Engine, now time.Time, host, signal, body st
 // beacons keep a host alive forever) and returns the host's status.
 func (m *Monitor) extend(e *scheduler.Engine, now time.Time, host string) (*HostStatus, error) {
 	window := m.opts.Period + m.opts.Grace
-	applied, err := e.Apply(now, scheduler.Mutation{Op: scheduler.OpExtend, Key: AbsentKey(host), Kind: AbsentKind,
+	applied, err := e.Apply(now, deadlines.Mutation{Op: deadlines.OpExtend, Key: AbsentKey(host), Kind: AbsentKind,
 		Window: window, Cap: time.Duration(math.MaxInt64)})
 	if err != nil {
 		return nil, err

@@ -25,7 +25,8 @@
 // id of the wake it repeats (wake ids are <lane>@<head>). A redeliver
 // deadline that fires with nothing of its class unconsumed is dropped: no
 // unconsumed work, no wake. Acking the last obligation of a class cancels
-// its deadline.
+// its deadline. Policies.Timetable declares how the redeliver keys are
+// timed (the class cadence), for the re-timing of a config reload.
 //
 // # Invariants
 //

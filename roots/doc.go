@@ -16,6 +16,10 @@
 //	lease     lease/<name>      the lease expires
 //
 // <root> is the root's absolute path, so keys read "burst/src/repo".
+// A root's own Windows (windows.go) override the manager's Options for it
+// alone; Timetable declares how burst/ and reconcile/ keys are timed under
+// a configuration (each root's own windows over the defaults), so that a
+// config reload re-times exactly the roots whose window got shorter.
 //
 // # A detection (detect.go)
 //

@@ -4,8 +4,11 @@
 //
 // Two layers:
 //
-//   - Engine is synchronous and single-threaded: Apply mutates deadlines
-//     (wheel first, then the store's write-behind), Due moves fallen-due
+//   - Engine is synchronous and single-threaded: Apply takes a
+//     deadlines.Mutation (validated by deadlines; the engine adds only the
+//     check that its kind has a handler) and applies it to the wheel first,
+//     then to the store's write-behind; ApplyAll applies several in order.
+//     (Mutation, Op and Applied here are the deadlines package's names.) Due moves fallen-due
 //     deadlines into the keyed queue, NextJob/Run/Finish run one action and
 //     apply its outcome. Simulation tests drive it directly with time as a
 //     value; nothing in it sleeps or reads a clock.

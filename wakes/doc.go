@@ -2,11 +2,12 @@
 // package decides (pure state in, effects out); this package does the I/O
 // those effects ask for:
 //
-//   - Service owns one obligations.State behind a mutex. Every change
-//     (post, deliver, ack, park, resume, a redeliver firing) takes the
-//     mutex, computes its Effects, and hands them to an ordered commit
-//     pipeline (commit.go), then waits outside the mutex for the
-//     pipeline to finish them: records and ledger entries are written as
+//   - Service owns one obligations.State behind a mutex. Every call (post,
+//     deliver, ack, park, resume, a redeliver firing, a read) goes through
+//     one change helper (Service.change): it takes the mutex, computes the
+//     call's Effects at now, hands them to an ordered commit pipeline
+//     (commit.go) or takes a barrier when there is nothing to write, and
+//     waits outside the mutex for the pipeline to finish them: records and ledger entries are written as
 //     one store batch (fsynced when Effects.Sync), deadline mutations are
 //     applied through the runner, wakes are handed to long-poll waiters
 //     (waiters.go) and to the lane's wake hook (hook.go). Only then does
@@ -52,11 +53,12 @@
 //
 // # Imports
 //
-// wakes uses obligations, scheduler (its Engine and Handler types),
-// store (the Op type; the Store interface is declared here and satisfied by
-// *store.DB), internal/clock, zerolog, and internal/supervise for the
-// wake hook (never os/exec directly: the hook's process group dies at its
-// timeout). It never imports viper, configs, cmd or liveness: the daemon hands it plain
-// option structs. Time comes from the Clock in Options; timeouts of
-// external work use contexts. imports_test.go enforces both.
+// wakes uses obligations, deadlines (the mutations its effects carry),
+// scheduler (its Engine and Handler types), store (the Op type; the Store
+// interface is declared here and satisfied by *store.DB), internal/clock,
+// zerolog, and internal/supervise for the wake hook (never os/exec
+// directly: the hook's process group dies at its timeout). It never
+// imports viper, configs, cmd or liveness: the daemon hands it plain option
+// structs. Time comes from the Clock in Options; timeouts of external work
+// use contexts. imports_test.go enforces both.
 package wakes

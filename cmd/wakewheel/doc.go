@@ -21,4 +21,7 @@
 // prints an answer is built by one constructor (verb.go): its --json flag,
 // its client, its output (the command's own), and its exit status (the
 // API's error table).
+//
+// Imports: every package of the module it wires, cobra, zerolog, viper
+// only through configs/; nothing imports it.
 package main

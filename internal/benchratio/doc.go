@@ -5,4 +5,6 @@
 // engine→raw-leveldb, grouped→raw-nomerge, gitchanged→baseline.
 //
 //	go test ./deadlines -run '^$' -bench . -count 5 | go run ./internal/benchratio
+//
+// Imports: the standard library only; nothing imports it.
 package main

@@ -3,4 +3,6 @@
 //
 // Why an interface: simulation tests replay days in milliseconds with Fake,
 // and the runner's sleep-until-Next loop is the same code under both.
+//
+// Imports: the standard library only.
 package clock
