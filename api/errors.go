@@ -64,6 +64,8 @@ var errorTable = []errorRow{
 	{ob.ErrBadField, http.StatusBadRequest, "bad_field", ""},
 	{ob.ErrAckPastReceived, http.StatusConflict, "ack_past_received", ""},
 	{ob.ErrBadCheckpoint, http.StatusConflict, "bad_checkpoint", ""},
+	{ob.ErrTooManyLanes, http.StatusConflict, "too_many_lanes", ""},
+	{ob.ErrLaneBusy, http.StatusConflict, "lane_busy", ""},
 	// A fleet member's routing (a lane homed on another host).
 	{fleet.ErrHomedElsewhere, http.StatusConflict, "lane_homed_elsewhere", ""},
 	{fleet.ErrOutboxFull, http.StatusServiceUnavailable, "outbox_full", ""},

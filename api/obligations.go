@@ -14,6 +14,7 @@ import (
 type Obligations interface {
 	Post(ctx context.Context, o ob.Obligation, create bool) (ob.Obligation, error)
 	OpenLane(ctx context.Context, lane string) (ob.LaneStatus, error)
+	CloseLane(ctx context.Context, lane string, force bool) (ob.LaneStatus, error)
 	Lanes(ctx context.Context) ([]ob.LaneStatus, error)
 	Digest(ctx context.Context, lane, who string) (ob.Digest, error)
 	Wait(ctx context.Context, lane, who, after string, timeout time.Duration) (ob.Digest, bool, error)
@@ -67,6 +68,13 @@ type OpenLaneRequest struct {
 	Lane string `json:"lane"`
 }
 
+// CloseResult answers DELETE /v1/lanes/{lane}: the lane as it was when it
+// was closed, and how many unconsumed obligations a forced close discarded.
+type CloseResult struct {
+	Closed    ob.LaneStatus `json:"closed"`
+	Discarded int           `json:"discarded"`
+}
+
 // WaitResult answers GET /v1/lanes/{lane}/wait: the delivered digest when
 // the lane woke, Woke false when the timeout passed first.
 type WaitResult struct {
@@ -100,9 +108,12 @@ type LedgerPage struct {
 //	POST /v1/obligations                 post (PostRequest → PostResult)
 //	GET  /v1/lanes                       every lane's cursors
 //	POST /v1/lanes                       open a lane (OpenLaneRequest)
+//	DELETE /v1/lanes/{lane}?force=       close a lane (CloseResult); refused
+//	                                     while work is unconsumed, unless force
 //	GET  /v1/lanes/{lane}/digest?who=    the digest, not delivered
 //	GET  /v1/lanes/{lane}/wait?who=&after=&timeout=
-//	                                     long poll (WaitResult)
+//	                                     long poll (WaitResult) on a lane that
+//	                                     exists: open it first (POST /v1/lanes)
 //	POST /v1/lanes/{lane}/ack            AckRequest → lane status
 //	POST /v1/lanes/{lane}/park           checkpoint
 //	POST /v1/lanes/{lane}/resume         ResumeRequest → digest
@@ -110,13 +121,16 @@ type LedgerPage struct {
 //
 // Errors of the wake doctrine map to codes by the error table (errors.go):
 // unknown_lane (404), unknown_class, missing_locator, bad_lane, bad_id,
-// bad_body, bad_field (400), body_too_large (413), ack_past_received and
-// bad_checkpoint (409). A rejected request stores nothing.
+// bad_body, bad_field (400), body_too_large (413), ack_past_received,
+// bad_checkpoint, too_many_lanes and lane_busy (409). Messages name no CLI
+// flag or tool argument: each adapter adds the hint in its caller's terms.
+// A rejected request stores nothing.
 func RegisterObligations(s *Server, svc Obligations) {
 	h := obligationRoutes{svc}
 	s.Handle("POST /v1/obligations", "post", h.post)
 	s.Handle("GET /v1/lanes", "lanes", h.lanes)
 	s.Handle("POST /v1/lanes", "lanes", h.open)
+	s.Handle("DELETE /v1/lanes/{lane}", "lanes", h.close)
 	s.Handle("GET /v1/lanes/{lane}/digest", "digest", h.digest)
 	s.Handle("GET /v1/lanes/{lane}/wait", "wait", h.wait)
 	s.Handle("POST /v1/lanes/{lane}/ack", "ack", h.ack)
@@ -171,6 +185,18 @@ func (h obligationRoutes) open(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, st)
+}
+
+func (h obligationRoutes) close(w http.ResponseWriter, r *http.Request) error {
+	force, err := queryBool(r, "force")
+	if err != nil {
+		return err
+	}
+	was, err := h.svc.CloseLane(r.Context(), r.PathValue("lane"), force)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, CloseResult{Closed: was, Discarded: was.Counts.Total()})
 }
 
 func (h obligationRoutes) digest(w http.ResponseWriter, r *http.Request) error {

@@ -46,6 +46,16 @@ func (c *Client) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, erro
 	return out, c.Do(ctx, http.MethodPost, "/v1/lanes", OpenLaneRequest{Lane: lane}, &out)
 }
 
+// CloseLane closes a lane; force discards unconsumed work.
+func (c *Client) CloseLane(ctx context.Context, lane string, force bool) (CloseResult, error) {
+	var out CloseResult
+	path := "/v1/lanes/" + url.PathEscape(lane)
+	if force {
+		path += "?force=true"
+	}
+	return out, c.Do(ctx, http.MethodDelete, path, nil, &out)
+}
+
 // Digest returns a lane's digest without delivering it.
 func (c *Client) Digest(ctx context.Context, lane, who string) (ob.Digest, error) {
 	var out ob.Digest

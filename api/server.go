@@ -209,3 +209,15 @@ func queryInt(r *http.Request, name string, def, max int) (int, error) {
 	}
 	return n, nil
 }
+
+// queryBool reads a true/false query parameter (absent: false).
+func queryBool(r *http.Request, name string) (bool, error) {
+	switch v := r.URL.Query().Get(name); v {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	default:
+		return false, badf("query parameter %s=%q: want true or false", name, v)
+	}
+}

@@ -61,11 +61,12 @@ type Detect struct {
 
 // Obligations holds the wake doctrine's per-class timing (keys obligations.*).
 type Obligations struct {
-	Human   Class // obligations.human.*
-	Peer    Class // obligations.peer.*
-	Digest  Class // obligations.digest.*
-	Alert   Class // obligations.alert.*
-	MaxBody int   // obligations.max_body, in bytes
+	Human    Class // obligations.human.*
+	Peer     Class // obligations.peer.*
+	Digest   Class // obligations.digest.*
+	Alert    Class // obligations.alert.*
+	MaxBody  int   // obligations.max_body, in bytes
+	MaxLanes int   // obligations.max_lanes: lanes beyond it are refused
 }
 
 // Class is the timing of one obligation class: while a lane holds

@@ -168,6 +168,9 @@ var registry = []Setting{
 	{Key: "obligations.max_body", Kind: KindInt, Default: "65536", Min: "1024", Max: "16777216",
 		Reason: "64 KiB holds a message with its context; larger payloads belong in a file the body points at",
 		field:  func(c *Config) any { return &c.Obligations.MaxBody }},
+	{Key: "obligations.max_lanes", Kind: KindInt, Default: "1000", Min: "1", Max: "1000000",
+		Reason: "a lane costs about 2 KB of memory and its re-wake deadlines; 1000 is far more than the agents of one host, and keeps a producer that invents lane names from growing the daemon without bound",
+		field:  func(c *Config) any { return &c.Obligations.MaxLanes }},
 
 	// beacon: the off-host dead-man ping.
 	{Key: "beacon.url", Kind: KindString, Default: "",

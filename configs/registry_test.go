@@ -121,11 +121,12 @@ func TestRegisteredNumbers(t *testing.T) {
 		t.Errorf("Engine tick/flush = %v/%v, want 1ms/100ms", c.Engine.Tick, c.Engine.FlushInterval)
 	}
 	classes := Obligations{
-		Human:   Class{5 * time.Minute, 15 * time.Minute},
-		Peer:    Class{10 * time.Minute, 30 * time.Minute},
-		Digest:  Class{30 * time.Minute, 2 * time.Hour},
-		Alert:   Class{15 * time.Minute, time.Hour},
-		MaxBody: 64 << 10,
+		Human:    Class{5 * time.Minute, 15 * time.Minute},
+		Peer:     Class{10 * time.Minute, 30 * time.Minute},
+		Digest:   Class{30 * time.Minute, 2 * time.Hour},
+		Alert:    Class{15 * time.Minute, time.Hour},
+		MaxBody:  64 << 10,
+		MaxLanes: 1000,
 	}
 	if c.Obligations != classes {
 		t.Errorf("Obligations = %+v, want %+v", c.Obligations, classes)

@@ -48,7 +48,8 @@ type LaneInput struct {
 
 // WaitInput long-polls a lane.
 type WaitInput struct {
-	Lane    string `json:"lane" jsonschema:"the lane to wait on (opened if it does not exist yet)"`
+	Lane    string `json:"lane" jsonschema:"the lane to wait on; it must exist unless open is true"`
+	Open    bool   `json:"open,omitempty" jsonschema:"open the lane if it does not exist yet (otherwise waiting on an unknown lane is refused as a likely typo)"`
 	Who     string `json:"who,omitempty" jsonschema:"who waits (your agent name)"`
 	After   string `json:"after,omitempty" jsonschema:"the wake_id of the last digest you captured: a wake you have already seen is not delivered again"`
 	Timeout string `json:"timeout,omitempty" jsonschema:"how long to wait for a wake, a Go duration up to 25s (default 20s); call again to keep waiting"`
@@ -140,6 +141,11 @@ func (t tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in WaitInput) (
 		timeout, err = time.ParseDuration(in.Timeout)
 		if err != nil || timeout < 0 || timeout > MaxWait {
 			return nil, nil, fmt.Errorf("wait: timeout %q: want a duration from 0s to %s, e.g. 20s", in.Timeout, MaxWait)
+		}
+	}
+	if in.Open {
+		if err := t.call(ctx, "wait", http.MethodPost, "/v1/lanes", api.OpenLaneRequest{Lane: in.Lane}, nil); err != nil {
+			return nil, nil, err
 		}
 	}
 	q := url.Values{"timeout": {timeout.String()}}

@@ -75,11 +75,27 @@ func (t tools) call(ctx context.Context, tool, method, path string, body, out an
 		return fmt.Errorf("%s: this daemon does not offer %s (%s %s answered not_found); upgrade and restart the daemon",
 			tool, tool, method, strings.SplitN(path, "?", 2)[0])
 	case errors.As(err, &ae):
-		return fmt.Errorf("%s: %s (%s)", tool, ae.Err.Message, ae.Err.Code)
+		return fmt.Errorf("%s: %s (%s)%s", tool, ae.Err.Message, ae.Err.Code, hint(tool, ae.Err.Code))
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: the call was cancelled before the daemon answered: %w", tool, ctx.Err())
 	}
 	return fmt.Errorf("%s: %w", tool, err)
+}
+
+// hint says, in the terms of a tool call (its arguments, never CLI flags),
+// what the agent can do about an error code, or "".
+func hint(tool, code string) string {
+	switch {
+	case code == "unknown_lane" && tool == "post":
+		return "; if the lane name is right, post again with create: true"
+	case code == "unknown_lane" && tool == "wait":
+		return "; if the lane name is right, call wait again with open: true"
+	case code == "unknown_lane":
+		return "; check the lane name: a lane exists once its consumer waits on it with open: true"
+	case code == "too_many_lanes":
+		return "; ask the operator to close lanes nobody reads"
+	}
+	return ""
 }
 
 // segment checks one path segment taken from an argument (a lane, a lease

@@ -53,8 +53,9 @@ type Wake struct {
 
 // Effects is what a call asks the runner to do, in this order:
 //
-//  1. persist Records (with fsync when Sync is set) — before acknowledging
-//     the call to its client and before anything below;
+//  1. persist Records and delete the records keyed Deletes, in one write
+//     (with fsync when Sync is set) — before acknowledging the call to its
+//     client and before anything below;
 //  2. apply Deadlines (mutations of the redeliver/ keys) to the wheel, in
 //     order;
 //  3. deliver Wakes to the lane's waiters;
@@ -63,6 +64,7 @@ type Wake struct {
 // A call that returns an error returns no effects: nothing is to be stored.
 type Effects struct {
 	Records   []Record
+	Deletes   []string // record keys (Record.Key) to delete
 	Sync      bool
 	Deadlines []deadlines.Mutation
 	Wakes     []Wake
@@ -71,12 +73,13 @@ type Effects struct {
 
 // Empty reports whether there is nothing to do.
 func (e *Effects) Empty() bool {
-	return len(e.Records) == 0 && len(e.Deadlines) == 0 && len(e.Wakes) == 0 && len(e.Ledger) == 0
+	return len(e.Records) == 0 && len(e.Deletes) == 0 && len(e.Deadlines) == 0 && len(e.Wakes) == 0 && len(e.Ledger) == 0
 }
 
 // Merge appends o to e (Sync if either needs it).
 func (e *Effects) Merge(o Effects) {
 	e.Records = append(e.Records, o.Records...)
+	e.Deletes = append(e.Deletes, o.Deletes...)
 	e.Sync = e.Sync || o.Sync
 	e.Deadlines = append(e.Deadlines, o.Deadlines...)
 	e.Wakes = append(e.Wakes, o.Wakes...)

@@ -14,6 +14,10 @@ var (
 	ErrBadLane = errors.New("obligations: bad lane name")
 	// ErrUnknownLane: the lane has never been opened or posted to.
 	ErrUnknownLane = errors.New("obligations: unknown lane")
+	// ErrTooManyLanes: a new lane beyond the cap (State.SetMaxLanes).
+	ErrTooManyLanes = errors.New("obligations: too many lanes")
+	// ErrLaneBusy: closing a lane that holds unconsumed obligations.
+	ErrLaneBusy = errors.New("obligations: lane holds unconsumed work")
 	// ErrBadID: an empty or malformed idempotency id.
 	ErrBadID = errors.New("obligations: bad id")
 	// ErrNoLocator: an actionable obligation without a hard locator.

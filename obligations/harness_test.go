@@ -47,6 +47,9 @@ func (h *harness) apply(eff ob.Effects) {
 	for _, r := range eff.Records {
 		h.store[r.Key()] = ob.Encode(r)
 	}
+	for _, key := range eff.Deletes {
+		delete(h.store, key)
+	}
 	for _, m := range eff.Deadlines {
 		if _, err := h.wheel.Apply(h.now, m); err != nil {
 			h.t.Fatalf("%s: %v", m, err)
@@ -173,6 +176,9 @@ func (h *harness) describe(b *strings.Builder, eff ob.Effects) {
 		case ob.RecordCheckpoint:
 			fmt.Fprintf(b, "  persist%s: checkpoint %s consumed=%d head=%d\n", sync, r.Checkpoint.Lane, r.Checkpoint.Consumed, r.Checkpoint.Head)
 		}
+	}
+	for _, key := range eff.Deletes {
+		fmt.Fprintf(b, "  delete: %s\n", key)
 	}
 	for _, m := range eff.Deadlines {
 		if m.Op == deadlines.OpCancel {

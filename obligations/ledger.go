@@ -37,9 +37,12 @@ const (
 	// whether it found Work. An imported heartbeat ledger records its
 	// fixed-interval wakes as turns of mode heartbeat.
 	EntryTurn EntryKind = "turn"
+	// EntryClose: a lane was closed (State.Close). Seq is its head then;
+	// Action is "forced" when unconsumed obligations were discarded.
+	EntryClose EntryKind = "close"
 )
 
-var entryKinds = [...]EntryKind{EntryPost, EntryDelivery, EntryConsumption, EntryAction, EntryNoop, EntryReconcile, EntryTurn}
+var entryKinds = [...]EntryKind{EntryPost, EntryDelivery, EntryConsumption, EntryAction, EntryNoop, EntryReconcile, EntryTurn, EntryClose}
 
 // Entry is one ledger line: a fact about a post, a delivery, a
 // consumption, a qualified action, a no-op wake or a reconcile, with its

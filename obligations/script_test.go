@@ -21,6 +21,8 @@ import (
 //	post lane=L class=C id=ID [body=WORD | body=(several words)] [repo= issue= sha= file=] [key=K] [canary]
 //	     (a body may also be given as the command's input, before ----)
 //	open lane=L
+//	close lane=L [force]      remove the lane (refused while it holds unconsumed work, unless force)
+//	max-lanes N               cap the number of lanes (State.SetMaxLanes)
 //	advance DURATION          step the wheel to every due deadline up to now+DURATION
 //	deliver lane=L [who=W]    the consumer reads its digest (RECEIVED := head)
 //	ack lane=L upto=N [action=A]
@@ -88,6 +90,26 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) string {
 		fmt.Fprintf(&b, "opened %s\n", arg("lane"))
 		h.apply(eff)
 		h.describe(&b, eff)
+
+	case "close":
+		eff, err := h.st.Close(arg("lane"), td.HasArg("force"), h.now)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(&b, "closed %s\n", arg("lane"))
+		h.apply(eff)
+		h.describe(&b, eff)
+		for _, e := range eff.Ledger {
+			fmt.Fprintf(&b, "  ledger: %s %s seq=%d %s\n", e.Kind, e.Lane, e.Seq, e.Action)
+		}
+
+	case "max-lanes":
+		n, err := strconv.Atoi(td.CmdArgs[0].Key)
+		if err != nil {
+			t.Fatalf("%s: max-lanes N: %v", td.Pos, err)
+		}
+		h.st.SetMaxLanes(n)
+		fmt.Fprintf(&b, "at most %d lanes\n", h.st.MaxLanes())
 
 	case "advance":
 		if len(td.CmdArgs) != 1 {

@@ -11,8 +11,9 @@ import (
 // returns Effects; State does no I/O and is not safe for concurrent use
 // (in the daemon, wakes.Service owns it behind its mutex).
 type State struct {
-	pol   [numClasses]Policy
-	lanes map[string]*lane
+	pol      [numClasses]Policy
+	lanes    map[string]*lane
+	maxLanes int // 0: no cap (close.go)
 }
 
 // New returns an empty State after validating p.
@@ -41,6 +42,9 @@ func (s *State) Open(name string, now time.Time) (Effects, error) {
 	if _, ok := s.lanes[name]; ok {
 		return Effects{}, nil
 	}
+	if err := s.roomForLane(name); err != nil {
+		return Effects{}, err
+	}
 	l := newLane(name)
 	s.lanes[name] = l
 	return Effects{Records: []Record{cursorRecord(l.cursor(now))}, Sync: true}, nil
@@ -53,7 +57,7 @@ func (s *State) Open(name string, now time.Time) (Effects, error) {
 // with Duplicate set and no effects, whatever the new copy says.
 //
 // Errors (no effects): ErrBadLane, ErrBadID, ErrUnknownClass,
-// ErrBodyTooLarge, ErrBadBody, ErrNoLocator, ErrBadField.
+// ErrBodyTooLarge, ErrBadBody, ErrNoLocator, ErrBadField, ErrTooManyLanes.
 func (s *State) Post(o Obligation, now time.Time) (Obligation, Effects, error) {
 	if err := ValidateLane(o.Lane); err != nil {
 		return Obligation{}, Effects{}, err
@@ -73,6 +77,9 @@ func (s *State) Post(o Obligation, now time.Time) (Obligation, Effects, error) {
 		return Obligation{}, Effects{}, err
 	}
 	if l == nil {
+		if err := s.roomForLane(o.Lane); err != nil {
+			return Obligation{}, Effects{}, err
+		}
 		l = newLane(o.Lane)
 		s.lanes[o.Lane] = l
 	}
@@ -204,7 +211,7 @@ func (s *State) lane(name string) (*lane, error) {
 	}
 	l, ok := s.lanes[name]
 	if !ok {
-		return nil, fmt.Errorf("%w %q (open it or post to it first)", ErrUnknownLane, name)
+		return nil, fmt.Errorf("%w %q: nobody opened it, or it was closed", ErrUnknownLane, name)
 	}
 	return l, nil
 }

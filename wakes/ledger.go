@@ -55,6 +55,9 @@ func (s *Service) itemOf(eff ob.Effects) *item {
 	for _, r := range eff.Records {
 		it.ops = append(it.ops, store.PutOp(RecordNS, r.Key(), ob.Encode(r)))
 	}
+	for _, key := range eff.Deletes {
+		it.ops = append(it.ops, store.DeleteOp(RecordNS, key))
+	}
 	for i := range eff.Ledger {
 		val, err := json.Marshal(&eff.Ledger[i])
 		if err != nil {

@@ -62,6 +62,9 @@ type Options struct {
 	// fallback re-wake), after the lane's waiters: the lane runner and the
 	// pane delivery hang here. It must not block.
 	OnWake func(ob.Wake)
+	// MaxLanes caps the number of lanes (obligations.max_lanes); 0 means
+	// no cap.
+	MaxLanes int
 	// OnFailure, when set, is told about a failure the service recorded
 	// (a failed store write, a failed hook), e.g. to send a fail beacon.
 	OnFailure func(msg string)
@@ -139,6 +142,7 @@ func (s *Service) load() (*ob.State, []deadlines.Mutation, uint64, error) {
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("wakes: restore: %w", err)
 	}
+	st.SetMaxLanes(s.opts.MaxLanes)
 	return st, eff.Deadlines, next, nil
 }
 
@@ -231,8 +235,7 @@ func (s *Service) Post(ctx context.Context, o ob.Obligation, create bool) (ob.Ob
 	var got ob.Obligation
 	err := s.change(ctx, func(now time.Time) (*item, error) {
 		if _, ok := s.st.Lane(o.Lane); !ok && !create && ob.ValidateLane(o.Lane) == nil {
-			return nil, fmt.Errorf("%w %q: no consumer opened it (open it with `wakewheel lanes --open %s`, start `wakewheel wait --lane %s`, or post with create)",
-				ob.ErrUnknownLane, o.Lane, o.Lane, o.Lane)
+			return nil, fmt.Errorf("%w %q: no consumer opened it, so nothing would read the post", ob.ErrUnknownLane, o.Lane)
 		}
 		var eff ob.Effects
 		var err error
@@ -262,6 +265,31 @@ func (s *Service) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, err
 		return s.commitLocked(eff), nil
 	})
 	return st, err
+}
+
+// CloseLane removes a lane and everything in it (durably) and returns its
+// status as it was: refused with obligations.ErrLaneBusy while it holds
+// unconsumed obligations, unless force. Its waiters wake and learn that
+// the lane is gone.
+func (s *Service) CloseLane(ctx context.Context, lane string, force bool) (ob.LaneStatus, error) {
+	var was ob.LaneStatus
+	return was, s.change(ctx, func(now time.Time) (*item, error) {
+		was, _ = s.st.Lane(lane)
+		eff, err := s.st.Close(lane, force, now)
+		if err != nil {
+			return nil, err
+		}
+		s.waiters.signal(lane)
+		return s.commitLocked(eff), nil
+	})
+}
+
+// SetMaxLanes puts a new lane cap in force (a live config reload).
+func (s *Service) SetMaxLanes(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.MaxLanes = n
+	s.st.SetMaxLanes(n)
 }
 
 // Lanes returns the status of every lane.
@@ -369,6 +397,7 @@ func (s *Service) SetPolicies(ctx context.Context, p ob.Policies) error {
 		if err != nil {
 			return nil, err
 		}
+		st.SetMaxLanes(s.opts.MaxLanes)
 		s.st, s.opts.Policies = st, p
 		return s.commitLocked(ob.Effects{Deadlines: eff.Deadlines}), nil
 	})

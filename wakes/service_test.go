@@ -73,6 +73,9 @@ func TestWaitBlocksUntilAPostAndTimesOutOnAnEmptyLane(t *testing.T) {
 	r := newRig(t, fastPolicies()).start()
 	defer func() { r.stop(false) }()
 	ctx := ctxT(t)
+	if _, err := r.svc.OpenLane(ctx, "idle"); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	_, woke, err := r.svc.Wait(ctx, "idle", "", "", 150*time.Millisecond)
 	if err != nil || woke || time.Since(start) < 150*time.Millisecond {

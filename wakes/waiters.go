@@ -57,8 +57,9 @@ func (s *Service) deliver(wakes []ob.Wake) {
 	}
 }
 
-// Wait is the consumer's long poll. It opens the lane if it does not
-// exist (the consumer declares itself), then:
+// Wait is the consumer's long poll on a lane that exists (a lane nobody
+// opened is refused with obligations.ErrUnknownLane: a typo must not
+// create a lane; the consumer opens it first, with OpenLane). Then:
 //
 //   - if the lane holds unconsumed work that the consumer has not seen as
 //     wake id after (empty after: any unconsumed work), it delivers the
@@ -70,24 +71,20 @@ func (s *Service) deliver(wakes []ob.Wake) {
 // It reports false when timeout passes first. A woken waiter that finds
 // nothing unconsumed (its consumer acked meanwhile) records a no-op wake
 // in the ledger and goes on waiting: it never hands out an empty digest.
-// The digest is returned only once its delivery is durable.
+// The digest is returned only once its delivery is durable. A waiter whose
+// lane is closed meanwhile gets ErrUnknownLane.
 func (s *Service) Wait(ctx context.Context, lane, who, after string, timeout time.Duration) (ob.Digest, bool, error) {
 	timer := s.clock.NewTimer(timeout)
 	defer timer.Stop()
-	opened, woke := false, false
+	woke := false
 	for {
 		var d ob.Digest
 		var delivered bool
 		var ch, closed <-chan struct{}
 		err := s.change(ctx, func(now time.Time) (*item, error) {
-			if _, ok := s.st.Lane(lane); !ok && !opened {
-				eff, err := s.st.Open(lane, now)
-				if err != nil {
-					return nil, err
-				}
-				s.commitLocked(eff) // durable before any later delivery of this lane
+			if err := s.st.Exists(lane); err != nil {
+				return nil, err
 			}
-			opened = true
 			st, _ := s.st.Lane(lane)
 			pending := st.Counts.Total() > 0
 			if !(pending && (woke || after == "" || st.WakeID != after)) && !(woke && !pending) {

@@ -47,7 +47,7 @@ type obligationsCap struct {
 func (p *obligationsCap) capability() capability {
 	return capability{name: "obligations", engine: p.engine, serve: p.serve, close: p.close,
 		reload: p.reload, metrics: p.metrics, timetable: lanesTimetable,
-		live: []string{"lanes", "agents.idle", "agents.timeout", "agents.prompt", "obligations.max_body",
+		live: []string{"lanes", "agents.idle", "agents.timeout", "agents.prompt", "obligations.max_body", "obligations.max_lanes",
 			"obligations.human.slo", "obligations.peer.slo", "obligations.digest.slo", "obligations.alert.slo",
 			"obligations.human.cadence", "obligations.peer.cadence", "obligations.digest.cadence", "obligations.alert.cadence"}}
 }
@@ -81,7 +81,8 @@ func (p *obligationsCap) engine(eng *scheduler.Engine) error {
 		eng.Register(liveness.BeaconKind, liveness.Idle())
 	}
 	p.agents = newAgentsPart(d)
-	opts := wakes.Options{Policies: policies(d.cfg.Obligations), Clock: d.clock, Logger: log, Hook: p.wakeHook, OnWake: p.agents.wake}
+	opts := wakes.Options{Policies: policies(d.cfg.Obligations), Clock: d.clock, Logger: log, Hook: p.wakeHook, OnWake: p.agents.wake,
+		MaxLanes: d.cfg.Obligations.MaxLanes}
 	if p.beacon != nil {
 		opts.OnFailure = p.beacon.Fail
 	}
@@ -136,11 +137,15 @@ func (p *obligationsCap) close() {
 	p.svc.Close()
 }
 
-// reload puts a valid config change in force: class policies and wake hooks.
+// reload puts a valid config change in force: class policies, wake hooks,
+// the lane cap.
 func (p *obligationsCap) reload(old, cur configs.Config) {
 	p.hooks.Store(&cur.Lanes)
 	if p.agents != nil {
 		p.agents.reload(cur)
+	}
+	if p.svc != nil {
+		p.svc.SetMaxLanes(cur.Obligations.MaxLanes)
 	}
 	if p.svc == nil || old.Obligations == cur.Obligations {
 		return

@@ -58,6 +58,7 @@ BODY "-" reads stdin.`,
 			return nil, "", exitError{code: 2, err: fmt.Errorf("--wait %q: the only state to wait for is forwarded", req.Wait)}
 		}
 		res, err := c.Post(cmd.Context(), req)
+		err = laneHint("post", req.Lane, err)
 		o, what := res.Obligation, map[bool]string{false: "posted", true: "duplicate of"}[res.Duplicate]
 		if res.Route == "queued" || res.Route == "forwarded" { // homed on another host: its home numbers it
 			return res, fmt.Sprintf("%s %s %s id=%s\n", res.Route, o.Lane, o.Class, o.ID), err
@@ -97,19 +98,26 @@ func parseLocator(s string) (ob.Locator, error) {
 func (a *app) waitCmd() *cobra.Command {
 	var lane, who, after string
 	var timeout time.Duration
+	var open bool
 	cmd := a.verb(&cobra.Command{
-		Use:   "wait --lane L [--timeout D]",
+		Use:   "wait --lane L [--open] [--timeout D]",
 		Short: "Block until the lane has unconsumed work, then print its digest",
 		Long: `Block until the lane wakes, then print (deliver) its digest since CONSUMED; ack
 it when done. Unacked work is printed at once, so a restarted agent sees again
 all it has not acked. --after WAKE_ID waits for a newer wake or a re-wake.
-Opens the lane. Exit status: 0 woken, 124 timeout, 2 rejected, 1 failure.
+A lane that does not exist is an error (a typo must not create a lane);
+--open opens it first. Exit status: 0 woken, 124 timeout, 2 rejected, 1 failure.
 Wake hooks are the operator's: lanes.<lane>.wake_hook in the config file.`,
 		Args: cobra.NoArgs,
 	}, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
 		var deadline time.Time
 		if timeout > 0 {
 			deadline = time.Now().Add(timeout)
+		}
+		if open {
+			if _, err := c.OpenLane(cmd.Context(), lane); err != nil {
+				return nil, "", laneHint("wait", lane, err)
+			}
 		}
 		for { // long polls of at most api.MaxWait each
 			step := api.MaxWait
@@ -120,7 +128,7 @@ Wake hooks are the operator's: lanes.<lane>.wake_hook in the config file.`,
 			}
 			res, err := c.WaitOnce(cmd.Context(), lane, who, after, step)
 			if err != nil {
-				return nil, "", err
+				return nil, "", laneHint("wait", lane, err)
 			}
 			if res.Woke && res.Digest != nil {
 				return res.Digest, res.Digest.Text(), nil
@@ -132,6 +140,7 @@ Wake hooks are the operator's: lanes.<lane>.wake_hook in the config file.`,
 	f.StringVar(&who, "who", "", "consumer name shown in the digest")
 	f.StringVar(&after, "after", "", "the wake id already held: wait for a newer wake or a re-wake")
 	f.DurationVar(&timeout, "timeout", 0, "give up after this long (0: wait forever)")
+	f.BoolVar(&open, "open", false, "open the lane if it does not exist yet")
 	cmd.MarkFlagRequired("lane")
 	return cmd
 }
@@ -141,7 +150,8 @@ func (a *app) laneCmd(use, short string, run func(cmd *cobra.Command, c *api.Cli
 	var lane, who string
 	cmd := a.verb(&cobra.Command{Use: use, Short: short, Args: cobra.NoArgs},
 		func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
-			return run(cmd, c, lane, who)
+			v, text, err := run(cmd, c, lane, who)
+			return v, text, laneHint(cmd.Name(), lane, err)
 		})
 	cmd.Flags().StringVar(&lane, "lane", "", "lane (required)")
 	cmd.Flags().StringVar(&who, "who", "", "consumer name shown in the digest")
@@ -189,12 +199,19 @@ func (a *app) resumeCmd() *cobra.Command {
 }
 
 func (a *app) lanesCmd() *cobra.Command {
-	var open string
-	cmd := a.verb(&cobra.Command{Use: "lanes [--open LANE]", Short: "List lanes and their cursors, or open a lane for producers", Args: cobra.NoArgs},
+	var open, closing string
+	var force bool
+	cmd := a.verb(&cobra.Command{Use: "lanes [--open LANE | --close LANE [--force]]", Short: "List lanes and their cursors, open a lane for producers, or close one", Args: cobra.NoArgs},
 		func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
+			if closing != "" {
+				return closeLane(cmd, c, closing, force)
+			}
+			if force {
+				return nil, "", exitError{code: 2, err: errors.New("--force goes with --close LANE")}
+			}
 			if open != "" {
 				if _, err := c.OpenLane(cmd.Context(), open); err != nil {
-					return nil, "", err
+					return nil, "", laneHint("lanes", open, err)
 				}
 			}
 			ls, err := c.Lanes(cmd.Context())
@@ -209,6 +226,9 @@ func (a *app) lanesCmd() *cobra.Command {
 			return ls, b.String(), err
 		})
 	cmd.Flags().StringVar(&open, "open", "", "open this lane first")
+	cmd.Flags().StringVar(&closing, "close", "", "close this lane: delete it and its history (refused while it holds unconsumed work)")
+	cmd.Flags().BoolVar(&force, "force", false, "with --close: discard unconsumed work")
+	cmd.MarkFlagsMutuallyExclusive("open", "close")
 	return cmd
 }
 
