@@ -171,6 +171,12 @@ func (c *Client) Alerts(ctx context.Context, limit int) ([]wakewheel.Alert, erro
 	return out, c.Do(ctx, http.MethodGet, fmt.Sprintf("/v1/alerts?limit=%d", limit), nil, &out)
 }
 
+// LastFires lists the newest n finished runs, oldest first.
+func (c *Client) LastFires(ctx context.Context, n int) ([]wakewheel.Fire, error) {
+	var out []wakewheel.Fire
+	return out, c.Do(ctx, http.MethodGet, fmt.Sprintf("/v1/fires?last=%d", n), nil, &out)
+}
+
 // Fires lists finished runs after seq.
 func (c *Client) Fires(ctx context.Context, after uint64, limit int) ([]wakewheel.Fire, error) {
 	var out []wakewheel.Fire

@@ -3,18 +3,21 @@ package api
 import (
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/wakewheel/wakewheel"
 	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/reminders"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
 // ReminderKind is the kind of every deadline created through the API, and
-// ReminderPrefix the namespace of their keys.
+// ReminderPrefix the namespace of their keys (the reminders package owns
+// their rules).
 const (
-	ReminderKind   = "reminder"
-	ReminderPrefix = "reminder/"
-	maxNameLen     = 200
+	ReminderKind   = reminders.Kind
+	ReminderPrefix = reminders.Prefix
 )
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
@@ -102,14 +105,22 @@ func (s *Server) cancelReminder(w http.ResponseWriter, r *http.Request) error {
 	return s.applyReminder(w, r, scheduler.Mutation{Op: scheduler.OpCancel, Key: ReminderPrefix + name}, 0, sync)
 }
 
-// applyReminder applies m on the loop; a push "in" a delay is resolved
-// against the daemon's clock there.
+// applyReminder applies m on the loop; a push or reset "in" a delay is
+// resolved against the daemon's clock there, and a due time in the past
+// refused.
 func (s *Server) applyReminder(w http.ResponseWriter, r *http.Request, m scheduler.Mutation, in time.Duration, sync bool) error {
 	var applied scheduler.Applied
 	var applyErr error
+	timed := m.Op == scheduler.OpPush || m.Op == scheduler.OpReset
 	err := s.runner.Do(r.Context(), func(e *scheduler.Engine, now time.Time) {
-		if m.Op == scheduler.OpPush && m.At.IsZero() {
+		if timed && m.At.IsZero() {
 			m.At = now.Add(in)
+		}
+		if timed {
+			if err := reminders.CheckDue(m.At, now); err != nil {
+				applyErr = badf("reminder %q: %v", strings.TrimPrefix(m.Key, ReminderPrefix), err)
+				return
+			}
 		}
 		applied, applyErr = e.Apply(now, m)
 	})
@@ -122,6 +133,9 @@ func (s *Server) applyReminder(w http.ResponseWriter, r *http.Request, m schedul
 	res := ReminderResult{Key: m.Key, Changed: applied.Changed, Pending: applied.Pending}
 	if applied.Pending {
 		res.At = &applied.At
+	}
+	if timed {
+		res.Requested = &m.At
 	}
 	if sync {
 		if err := s.records.Sync(); err != nil {
@@ -139,8 +153,17 @@ func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, e
 		return m, 0, err
 	}
 	m = scheduler.Mutation{Key: ReminderPrefix + req.Name, Kind: ReminderKind}
-	if req.Message != "" {
-		m.Payload = []byte(req.Message)
+	p := reminders.Payload{Message: req.Message, Lane: req.Lane, Note: req.Note}
+	if err := p.Validate(); err != nil {
+		return m, 0, badf("reminder %q: %v", req.Name, err)
+	}
+	m.Payload = reminders.Encode(p)
+	if req.Reset && req.In == "" && req.At == "" {
+		return m, 0, badf("reminder %q: reset goes with in or at (the due time to move it to)", req.Name)
+	}
+	push := scheduler.OpPush
+	if req.Reset {
+		push = scheduler.OpReset
 	}
 	set := 0
 	for _, v := range []string{req.In, req.At, req.Window} {
@@ -157,13 +180,13 @@ func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, e
 		if err != nil || d < 0 {
 			return m, 0, badf("reminder %q: in=%q is not a non-negative duration like 90s or 2h", req.Name, req.In)
 		}
-		m.Op, in = scheduler.OpPush, d
+		m.Op, in = push, d
 	case req.At != "":
 		t, err := time.Parse(time.RFC3339Nano, req.At)
 		if err != nil {
 			return m, 0, badf("reminder %q: at=%q is not an RFC 3339 time like 2026-12-01T09:00:00Z", req.Name, req.At)
 		}
-		m.Op, m.At = scheduler.OpPush, t
+		m.Op, m.At = push, t
 	default:
 		d, err := time.ParseDuration(req.Window)
 		if err != nil || d <= 0 {
@@ -184,10 +207,9 @@ func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, e
 	return m, in, nil
 }
 
-// validName checks a reminder's name: one segment of its key
-// (deadlines.CheckName).
+// validName checks a reminder's name (reminders.ValidateName).
 func validName(name string) error {
-	if err := deadlines.CheckName("reminder name", name, maxNameLen); err != nil {
+	if err := reminders.ValidateName(name); err != nil {
 		return badf("%s", err)
 	}
 	return nil
@@ -214,9 +236,21 @@ func (s *Server) fires(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	fires, err := s.records.Fires(uint64(after), limit)
+	last, err := queryInt(r, "last", 0, 100000)
 	if err != nil {
 		return err
+	}
+	var fires []wakewheel.Fire
+	if last > 0 { // the newest, oldest first
+		fires, err = s.records.LastFires(last)
+	} else {
+		fires, err = s.records.Fires(uint64(after), limit)
+	}
+	if err != nil {
+		return err
+	}
+	if fires == nil {
+		fires = []wakewheel.Fire{}
 	}
 	return writeJSON(w, http.StatusOK, fires)
 }

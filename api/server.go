@@ -29,6 +29,7 @@ const (
 type Records interface {
 	Alerts(limit int) ([]wakewheel.Alert, error)
 	Fires(afterSeq uint64, limit int) ([]wakewheel.Fire, error)
+	LastFires(limit int) ([]wakewheel.Fire, error)
 	// DeadlinePage is up to limit persisted deadlines whose key starts with
 	// prefix and sorts after the cursor after, in key order, from one
 	// consistent snapshot, without the engine's loop; more says whether

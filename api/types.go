@@ -47,9 +47,12 @@ type DeadlinePage struct {
 
 // ReminderRequest is the body of POST /v1/reminders: create or move the
 // deadline "reminder/<Name>". Exactly one of In, At, Window is set:
-//   - In or At: push (fire no later than);
+//   - In or At: push (fire no later than: a pending reminder only ever
+//     moves earlier), or with Reset, set the due time whatever it was (to
+//     postpone); a time in the past is refused;
 //   - Window (with Cap, default Window): extend the sliding window.
 //
+// Lane makes the fire post an alert to that lane, with Note as its body.
 // Sync makes the change durable (fsync) before the answer.
 type ReminderRequest struct {
 	Name    string `json:"name"`
@@ -57,17 +60,23 @@ type ReminderRequest struct {
 	At      string `json:"at,omitempty"`     // RFC 3339
 	Window  string `json:"window,omitempty"` // a Go duration
 	Cap     string `json:"cap,omitempty"`    // a Go duration
+	Reset   bool   `json:"reset,omitempty"`  // with In or At: move a pending reminder later too
 	Message string `json:"message,omitempty"`
+	Lane    string `json:"lane,omitempty"` // post an alert to this lane at fire
+	Note    string `json:"note,omitempty"` // the alert's body
 	Sync    bool   `json:"sync,omitempty"`
 }
 
-// ReminderResult answers a reminder change.
+// ReminderResult answers a reminder change. Requested is the due time
+// asked for by in or at; when it is later than At, the pending reminder
+// was kept earlier (ask again with reset to postpone it).
 type ReminderResult struct {
-	Key     string     `json:"key"`
-	Changed bool       `json:"changed"`
-	Pending bool       `json:"pending"`
-	At      *time.Time `json:"at,omitempty"`
-	Synced  bool       `json:"synced"`
+	Key       string     `json:"key"`
+	Changed   bool       `json:"changed"`
+	Pending   bool       `json:"pending"`
+	At        *time.Time `json:"at,omitempty"`
+	Requested *time.Time `json:"requested,omitempty"`
+	Synced    bool       `json:"synced"`
 }
 
 // Error is the body of every failed request.

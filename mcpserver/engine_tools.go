@@ -37,6 +37,9 @@ type RemindInput struct {
 	Window  string `json:"window,omitempty" jsonschema:"extend: the sliding window, a Go duration"`
 	Cap     string `json:"cap,omitempty" jsonschema:"extend: the most the window may slide, from the first extend (default: the window)"`
 	Message string `json:"message,omitempty" jsonschema:"text the daemon logs when the reminder fires"`
+	Reset   bool   `json:"reset,omitempty" jsonschema:"push: set the due time even when that postpones a pending reminder (without it, push only pulls earlier)"`
+	Lane    string `json:"lane,omitempty" jsonschema:"post an alert to this lane when the reminder fires (coalesced per reminder): schedule your own wake-up"`
+	Note    string `json:"note,omitempty" jsonschema:"the body of the alert posted to lane"`
 	Sync    bool   `json:"sync,omitempty" jsonschema:"make the change durable (fsync) before answering"`
 }
 
@@ -71,11 +74,14 @@ func (t tools) addEngineTools(s *mcp.Server) {
 		Name: "remind",
 		Description: "Push, extend or cancel a reminder of your own: the deadline reminder/<name>. " +
 			"Push only ever pulls a due time earlier; extend slides a window up to its cap. " +
-			"A reminder that falls due is logged and recorded; it never runs a command.",
+			"A reminder that falls due is logged and recorded (see fires); with lane, it posts an alert to that lane, " +
+			"so you can schedule your own wake-up. It never runs a command.",
 		Annotations: mutating,
 		InputSchema: inputSchema[RemindInput](map[string]prop{
 			"action": {enum: []any{"push", "extend", "cancel"}},
 			"name":   {maxLen: length(200)},
+			"lane":   {maxLen: length(128)},
+			"note":   {maxLen: length(4096)},
 		}),
 	}, t.remind)
 	addTool(s, &mcp.Tool{
@@ -125,7 +131,7 @@ func (t tools) remind(ctx context.Context, _ *mcp.CallToolRequest, in RemindInpu
 	}
 	switch in.Action {
 	case "cancel":
-		if in.In != "" || in.At != "" || in.Window != "" || in.Cap != "" || in.Message != "" {
+		if in.In != "" || in.At != "" || in.Window != "" || in.Cap != "" || in.Message != "" || in.Lane != "" || in.Note != "" || in.Reset {
 			return nil, res, errors.New("remind: cancel takes only name (and sync)")
 		}
 		path := "/v1/reminders/" + name
@@ -142,8 +148,8 @@ func (t tools) remind(ctx context.Context, _ *mcp.CallToolRequest, in RemindInpu
 			return nil, res, errors.New("remind: push needs exactly one of in (a duration such as 90s) or at (an RFC 3339 time)")
 		}
 	case "extend":
-		if in.In != "" || in.At != "" {
-			return nil, res, errors.New("remind: extend takes window (and cap); in and at belong to push")
+		if in.In != "" || in.At != "" || in.Reset {
+			return nil, res, errors.New("remind: extend takes window (and cap); in, at and reset belong to push")
 		}
 		if in.Window == "" {
 			return nil, res, errors.New("remind: extend needs window (a duration such as 5m)")
@@ -152,7 +158,7 @@ func (t tools) remind(ctx context.Context, _ *mcp.CallToolRequest, in RemindInpu
 		return nil, res, fmt.Errorf("remind: action %q: want push, extend or cancel", in.Action)
 	}
 	req := api.ReminderRequest{Name: in.Name, In: in.In, At: in.At, Window: in.Window, Cap: in.Cap,
-		Message: in.Message, Sync: in.Sync}
+		Message: in.Message, Reset: in.Reset, Lane: in.Lane, Note: in.Note, Sync: in.Sync}
 	err = t.call(ctx, "remind", http.MethodPost, "/v1/reminders", req, &res)
 	return nil, res, err
 }

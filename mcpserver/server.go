@@ -51,6 +51,7 @@ func New(c Caller, opts Options) *mcp.Server {
 	t.addEngineTools(s)
 	t.addObligationTools(s)
 	t.addRootTools(s)
+	t.addFireTools(s)
 	return s
 }
 

@@ -110,6 +110,31 @@ func (db *DB) Fires(afterSeq uint64, limit int) (_ []wakewheel.Fire, err error) 
 	return fires, db.wrap("fires", it.Error())
 }
 
+// LastFires returns the newest limit fires (all if limit <= 0), oldest
+// first and newest last.
+func (db *DB) LastFires(limit int) (_ []wakewheel.Fire, err error) {
+	if err := db.gate.enter(); err != nil {
+		return nil, err
+	}
+	defer db.gate.leave()
+	defer catchLevelDBPanic(db.name, &err)
+	it := db.ldb.NewIterator(util.BytesPrefix([]byte(firePrefix)), nil)
+	defer it.Release()
+	var fires []wakewheel.Fire
+	for ok := it.Last(); ok && (limit <= 0 || len(fires) < limit); ok = it.Prev() {
+		var f wakewheel.Fire
+		if err := decodeLogRecord(it, firePrefix, &f.Seq, &f); err != nil {
+			return nil, db.wrap("fires", err)
+		}
+		fires = append(fires, f)
+	}
+	if err := it.Error(); err != nil {
+		return nil, db.wrap("fires", err)
+	}
+	slices.Reverse(fires)
+	return fires, nil
+}
+
 // AddAlert appends a to the alert log (assigning a.Seq), trimming the log to
 // AlertCap oldest-first in the same batch, written at once, unsynced.
 func (db *DB) AddAlert(a wakewheel.Alert) (wakewheel.Alert, error) {

@@ -62,6 +62,10 @@ type Options struct {
 	// fallback re-wake), after the lane's waiters: the lane runner and the
 	// pane delivery hang here. It must not block.
 	OnWake func(ob.Wake)
+	// Declared reports whether the operator's config names a lane: a wait
+	// on such a lane opens it (it is no typo), where a wait on any other
+	// unknown lane is refused.
+	Declared func(lane string) bool
 	// MaxLanes caps the number of lanes (obligations.max_lanes); 0 means
 	// no cap.
 	MaxLanes int

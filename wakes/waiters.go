@@ -2,6 +2,7 @@ package wakes
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	ob "github.com/wakewheel/wakewheel/obligations"
@@ -59,7 +60,9 @@ func (s *Service) deliver(wakes []ob.Wake) {
 
 // Wait is the consumer's long poll on a lane that exists (a lane nobody
 // opened is refused with obligations.ErrUnknownLane: a typo must not
-// create a lane; the consumer opens it first, with OpenLane). Then:
+// create a lane; the consumer opens it first, with OpenLane). A lane the
+// operator's config declares (Options.Declared) is opened by its first
+// wait. Then:
 //
 //   - if the lane holds unconsumed work that the consumer has not seen as
 //     wake id after (empty after: any unconsumed work), it delivers the
@@ -76,15 +79,23 @@ func (s *Service) deliver(wakes []ob.Wake) {
 func (s *Service) Wait(ctx context.Context, lane, who, after string, timeout time.Duration) (ob.Digest, bool, error) {
 	timer := s.clock.NewTimer(timeout)
 	defer timer.Stop()
-	woke := false
+	opened, woke := false, false
 	for {
 		var d ob.Digest
 		var delivered bool
 		var ch, closed <-chan struct{}
 		err := s.change(ctx, func(now time.Time) (*item, error) {
 			if err := s.st.Exists(lane); err != nil {
-				return nil, err
+				if opened || !errors.Is(err, ob.ErrUnknownLane) || s.opts.Declared == nil || !s.opts.Declared(lane) {
+					return nil, err // a closed lane is not opened again under its waiter
+				}
+				eff, err := s.st.Open(lane, now)
+				if err != nil {
+					return nil, err
+				}
+				s.commitLocked(eff) // durable before any later delivery of this lane
 			}
+			opened = true
 			st, _ := s.st.Lane(lane)
 			pending := st.Counts.Total() > 0
 			if !(pending && (woke || after == "" || st.WakeID != after)) && !(woke && !pending) {

@@ -86,16 +86,23 @@ func (a *app) remindCmd() *cobra.Command {
 	var req api.ReminderRequest
 	var cancel bool
 	cmd := a.verb(&cobra.Command{
-		Use:   "remind NAME (--in D | --at TIME | --window D [--cap D] | --cancel)",
+		Use:   "remind NAME (--in D | --at TIME [--reset] | --window D [--cap D] | --cancel) [--lane L [--note TEXT]]",
 		Short: "Create, move or cancel a reminder (the deadline reminder/NAME)",
 		Long: `Create, move or cancel a reminder: a deadline in the reminder namespace
-whose firing is logged and recorded.
+whose firing is logged and recorded (wakewheel fires lists them).
 
   --in 90s          fire no later than 90s from now (pulls an existing one earlier)
-  --at TIME         fire no later than TIME (RFC 3339)
+  --at TIME         fire no later than TIME (RFC 3339; not in the past)
+  --reset           with --in or --at: move a pending reminder to that time,
+                    later too (postpone it)
   --window 5m       slide: fire after 5m without another --window call...
   --cap 1h          ...but no later than 1h after the first one
-  --sync            make it durable (fsync) before answering`,
+  --lane L          at fire, post an alert to lane L (coalesced per reminder):
+                    how an agent schedules its own wake-up
+  --note TEXT       the body of that alert
+  --sync            make it durable (fsync) before answering
+
+NAME may not hold '/', '..' or control characters.`,
 		Args: cobra.ExactArgs(1),
 	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
 		var res api.ReminderResult
@@ -109,9 +116,14 @@ whose firing is logged and recorded.
 		if err != nil {
 			return nil, "", err
 		}
+		due := func() string {
+			return fmt.Sprintf("%s (in %s)", res.At.Local().Format("2006-01-02 15:04:05.000"), time.Until(*res.At).Round(time.Millisecond))
+		}
 		switch {
+		case res.Pending && res.Requested != nil && res.At.Before(*res.Requested):
+			return res, fmt.Sprintf("%s stays due %s: it is earlier than the time asked for; --reset postpones it\n", res.Key, due()), nil
 		case res.Pending:
-			return res, fmt.Sprintf("%s due %s (in %s)\n", res.Key, res.At.Local().Format("2006-01-02 15:04:05.000"), time.Until(*res.At).Round(time.Millisecond)), nil
+			return res, fmt.Sprintf("%s due %s\n", res.Key, due()), nil
 		case res.Changed:
 			return res, fmt.Sprintf("%s cancelled\n", res.Key), nil
 		}
@@ -123,6 +135,9 @@ whose firing is logged and recorded.
 	f.StringVar(&req.Window, "window", "", "sliding window")
 	f.StringVar(&req.Cap, "cap", "", "cap of the sliding window (default: the window)")
 	f.StringVar(&req.Message, "message", "", "text logged when it fires")
+	f.BoolVar(&req.Reset, "reset", false, "with --in or --at: set the due time even if that postpones a pending reminder")
+	f.StringVar(&req.Lane, "lane", "", "post an alert to this lane when it fires")
+	f.StringVar(&req.Note, "note", "", "the body of the alert posted to --lane")
 	f.BoolVar(&req.Sync, "sync", false, "durable before the answer")
 	f.BoolVar(&cancel, "cancel", false, "cancel the reminder")
 	return cmd

@@ -2,27 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
-
-// exitCode is the exit status of a finished verb (0 when err is nil).
-func exitCode(t *testing.T, err error) int {
-	t.Helper()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
-	}
-	t.Fatalf("the verb did not run: %v", err)
-	return -1
-}
 
 func (h *home) lanes(t *testing.T) []ob.LaneStatus {
 	t.Helper()
@@ -44,7 +28,7 @@ func TestWaitOnAnUnknownLaneIsAnError(t *testing.T) {
 	d := h.start()
 	defer d.stop(t)
 	out, err := h.run("wait", "--lane", "nosuch", "--timeout", "2s")
-	if code := exitCode(t, err); code != 2 {
+	if code := exitCode(err); code != 2 {
 		t.Fatalf("wait on an unknown lane: exit %d, want 2\n%s", code, out)
 	}
 	for _, want := range []string{`unknown lane "nosuch"`, "wakewheel wait --lane nosuch --open"} {
@@ -56,7 +40,7 @@ func TestWaitOnAnUnknownLaneIsAnError(t *testing.T) {
 		t.Fatalf("a wait on a typo created %+v", ls)
 	}
 	out, err = h.run("wait", "--lane", "nosuch", "--open", "--timeout", "300ms")
-	if code := exitCode(t, err); code != exitWaitTimeout {
+	if code := exitCode(err); code != exitWaitTimeout {
 		t.Fatalf("wait --open: exit %d, want %d (timed out on the opened lane)\n%s", code, exitWaitTimeout, out)
 	}
 	if ls := h.lanes(t); len(ls) != 1 || ls[0].Lane != "nosuch" {
@@ -76,7 +60,7 @@ func TestLanesClose(t *testing.T) {
 		t.Fatalf("post: %v\n%s", err, out)
 	}
 	out, err := h.run("lanes", "--close", "dev")
-	if code := exitCode(t, err); code != 2 {
+	if code := exitCode(err); code != 2 {
 		t.Fatalf("close with work unconsumed: exit %d, want 2\n%s", code, out)
 	}
 	for _, want := range []string{"still holds 1 unconsumed", "wakewheel lanes --close dev --force"} {
@@ -89,7 +73,7 @@ func TestLanesClose(t *testing.T) {
 		t.Fatalf("lanes --close --force: %v\n%s", err, out)
 	}
 	out, err = h.run("lanes", "--close", "dev")
-	if code := exitCode(t, err); code != 2 || !strings.Contains(out, `unknown lane "dev"`) {
+	if code := exitCode(err); code != 2 || !strings.Contains(out, `unknown lane "dev"`) {
 		t.Fatalf("closing a closed lane: exit %d\n%s", code, out)
 	}
 	d.stop(t)
@@ -117,7 +101,7 @@ func TestLaneCapRefusesCreate(t *testing.T) {
 		}
 	}
 	out, err := h.run("post", "--lane", "c", "--class", "human", "--create", "hello")
-	if code := exitCode(t, err); code != 2 {
+	if code := exitCode(err); code != 2 {
 		t.Fatalf("post --create beyond the cap: exit %d, want 2\n%s", code, out)
 	}
 	for _, want := range []string{"too many lanes", "at most 2", "obligations.max_lanes", "wakewheel lanes --close LANE"} {
@@ -125,7 +109,7 @@ func TestLaneCapRefusesCreate(t *testing.T) {
 			t.Errorf("the refusal does not say %q:\n%s", want, out)
 		}
 	}
-	if out, err := h.run("lanes", "--open", "c"); exitCode(t, err) != 2 {
+	if out, err := h.run("lanes", "--open", "c"); exitCode(err) != 2 {
 		t.Fatalf("lanes --open beyond the cap: %v\n%s", err, out)
 	}
 	if out, err := h.run("lanes", "--close", "a"); err != nil {

@@ -42,6 +42,7 @@ func newRoot() *cobra.Command {
 		a.deadlinesCmd(),
 		a.remindCmd(),
 		a.alertsCmd(),
+		a.firesCmd(),
 		a.repairCmd(), a.backupCmd(), a.restoreCmd(),
 		a.obligationsCmds(),
 		a.mcpCmd(),

@@ -210,7 +210,7 @@ func postWaitAck(t *testing.T, cs *mcp.ClientSession) {
 	waited := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "wait",
-			Arguments: map[string]any{"lane": "e2e", "who": "agent", "timeout": "10s"}})
+			Arguments: map[string]any{"lane": "e2e", "who": "agent", "timeout": "10s", "open": true}})
 		if err != nil {
 			res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 		}

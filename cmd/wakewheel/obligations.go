@@ -52,6 +52,15 @@ func (p *obligationsCap) capability() capability {
 			"obligations.human.cadence", "obligations.peer.cadence", "obligations.digest.cadence", "obligations.alert.cadence"}}
 }
 
+// postToLane posts o to a lane that exists (a reminder's alert): a lane
+// that was never opened, or was closed, is an error.
+func (p *obligationsCap) postToLane(ctx context.Context, o ob.Obligation) (ob.Obligation, error) {
+	if p.svc == nil {
+		return ob.Obligation{}, errors.New("the obligations service is not open")
+	}
+	return p.svc.Post(ctx, o, false)
+}
+
 // post posts a machine obligation (a detection digest), creating its lane.
 func (p *obligationsCap) post(ctx context.Context, o ob.Obligation) error {
 	if p.svc == nil {
@@ -82,7 +91,7 @@ func (p *obligationsCap) engine(eng *scheduler.Engine) error {
 	}
 	p.agents = newAgentsPart(d)
 	opts := wakes.Options{Policies: policies(d.cfg.Obligations), Clock: d.clock, Logger: log, Hook: p.wakeHook, OnWake: p.agents.wake,
-		MaxLanes: d.cfg.Obligations.MaxLanes}
+		Declared: p.declared, MaxLanes: d.cfg.Obligations.MaxLanes}
 	if p.beacon != nil {
 		opts.OnFailure = p.beacon.Fail
 	}
@@ -137,8 +146,8 @@ func (p *obligationsCap) close() {
 	p.svc.Close()
 }
 
-// reload puts a valid config change in force: class policies, wake hooks,
-// the lane cap.
+// reload puts a valid config change in force: class policies, wake hooks
+// (and so the lanes the file declares), the lane cap.
 func (p *obligationsCap) reload(old, cur configs.Config) {
 	p.hooks.Store(&cur.Lanes)
 	if p.agents != nil {
@@ -155,6 +164,15 @@ func (p *obligationsCap) reload(old, cur configs.Config) {
 	if err := p.svc.SetPolicies(ctx, policies(cur.Obligations)); err != nil {
 		p.d.log.Error().Err(err).Msg("obligations: the new class policies are not in force")
 	}
+}
+
+// declared reports whether the config file names the lane (lanes.<lane>).
+func (p *obligationsCap) declared(lane string) bool {
+	if m := p.hooks.Load(); m != nil {
+		_, ok := (*m)[lane]
+		return ok
+	}
+	return false
 }
 
 // wakeHook is the configured wake hook of a lane (lanes.<lane>.wake_hook).

@@ -39,7 +39,7 @@ func TestObligationsCLI(t *testing.T) {
 		says  string
 	}{
 		{[]string{"post", "--lane", "dev", "--class", "human", "hi"}, "", 2, `unknown lane "dev"`},
-		{[]string{"wait", "--lane", "dev", "--timeout", "200ms"}, "", 124, "no wake of lane dev within 200ms"},
+		{[]string{"wait", "--lane", "dev", "--open", "--timeout", "200ms"}, "", 124, "no wake of lane dev within 200ms"},
 		{[]string{"post", "--lane", "dev", "--class", "pager", "hi"}, "", 2, `unknown class "pager" (valid: human, peer, digest, alert)`},
 		{[]string{"post", "--lane", "dev", "--class", "peer", "look"}, "", 2, "missing hard locator"},
 		{[]string{"post", "--lane", "dev", "--class", "peer", "--locator", "repo=r,line=3", "look"}, "", 2, `--locator "line=3"`},

@@ -68,7 +68,7 @@ func capabilities(d *daemon) []capability {
 	rts := &rootsCap{d: d, onDetected: feed.detected}
 	caps := []capability{
 		obl.capability(),
-		remindersCapability(d),
+		remindersCapability(d, obl.postToLane),
 		feed.capability(),
 		rts.capability(),
 		backupCapability(d),
