@@ -143,7 +143,7 @@ func (r *recorder) Do(_ context.Context, method, path string, body, out any) err
 		return err
 	}
 	answer := `{}`
-	if strings.HasPrefix(path, "/v1/alerts") {
+	if strings.HasPrefix(path, "/v1/alerts") || strings.HasPrefix(path, "/v1/fires") {
 		answer = `[]`
 	}
 	if out != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 var allTools = []string{
-	"ack", "alerts", "arm", "deadlines", "digest", "disarm", "lease_acquire", "lease_release", "lease_renew",
+	"ack", "alerts", "arm", "deadlines", "digest", "disarm", "fires", "lease_acquire", "lease_release", "lease_renew",
 	"park", "post", "remind", "resume", "status", "unwatch", "wait", "watch",
 }
 
@@ -117,6 +117,7 @@ var validArgs = map[string]map[string]any{
 	"status":        nil,
 	"deadlines":     {},
 	"alerts":        {},
+	"fires":         {},
 	"remind":        {"action": "push", "name": "n", "in": "1s"},
 	"post":          {"lane": "dev", "id": "x1", "class": "peer", "body": "hello"},
 	"wait":          {"lane": "dev", "timeout": "1s"},
