@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # The engine packages run under the race detector in `make test`.
 ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./liveness/... ./roots/... ./internal/... ./api/... ./lanerun/...
 
-.PHONY: build run test test-race test-rest fuzz bench bench-scale lint clean fleet-test
+.PHONY: build run test test-race test-rest fuzz bench bench-scale lint clean fleet-test fleet-bench
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wakewheel
@@ -61,6 +61,11 @@ bench-scale: build
 ## of `make test`: they are gated by the fleet build tag.
 fleet-test: build
 	$(GO) test -tags fleet -count=1 -timeout 25m ./fleet/...
+
+## fleet-bench: cross-host posts/s beside local posts and raw JetStream synced
+## publishes, and post->wake latency, on one R3 cluster (quoted in BENCHMARKS.md)
+fleet-bench:
+	WAKEWHEEL_FLEET_BENCH=1 $(GO) test -tags fleet -count=1 -timeout 20m -run TestFleetThroughputAndLatency -v ./fleet/ | grep -E 'BENCH|^(--- |ok|FAIL)'
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

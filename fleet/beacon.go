@@ -98,7 +98,7 @@ func (m *Member) sendBeacons(ctx context.Context) {
 			return
 		case <-m.beacons:
 		}
-		if !m.conn.Up() || !m.conn.ready.Load() {
+		if !m.conn.Up() {
 			continue // the monitor notices; the next one may get through
 		}
 		b := m.beacon(ctx)

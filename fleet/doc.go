@@ -25,6 +25,18 @@
 //     only then is each message acked. A message no wakewheel wrote is
 //     terminated and alerted, never retried hot.
 //   - member.go: the routing of post, open and first wait.
+//   - beacon.go: the host's beacon, put in the bucket wakewheel_beacons with
+//     a per-message TTL of period + grace, sent when the deadline
+//     fleet-beacon/<host> fires (re-armed one period on, never a ticker). It
+//     carries the version, outbox depth, import state, counters, wakes and
+//     no-op wakes, and the lanes homed here.
+//   - watch.go: the fleet feed of `wakewheel monitor --fleet`: each beacon
+//     seen extends the monitor's own absent/<host> deadline (liveness); the
+//     bucket's TTL markers only feed the log, since a marker can be late or
+//     missing when the bucket's leader dies. An unreachable broker raises
+//     monitor_blind.
+//   - status.go: the member's own state (GET /v1/fleet) and the fleet's as
+//     the broker shows it (`wakewheel fleet status`).
 //
 // Invariants: a post answered "queued" or "forwarded" is in its home's
 // lane exactly once after import, whatever crashes in between: the
@@ -34,6 +46,7 @@
 // park are local calls. While the broker is unreachable, local lanes work
 // unchanged, remote posts queue, and import pauses.
 //
-// Imports: nats-server, nats.go, obligations, store (ops), internal/clock.
+// Imports: nats-server, nats.go, obligations, store (ops), scheduler (the
+// beacon's deadline), liveness (the monitor it feeds), internal/clock.
 // Never viper, configs or cmd; the clock only through internal/clock.
 package fleet

@@ -188,6 +188,18 @@ func TestFleetForwardThroughStreamLeaderKill(t *testing.T) {
 	}
 	imported := waitImported(t, a, lanes, len(answered), 120*time.Second)
 	checkExactlyOnce(t, a, answered, lanes)
+	// Source parity: every obligation the stream holds for a is in its ledger.
+	cmd := exec.Command(wakewheelBin(t), "fleet", "parity", "--json")
+	cmd.Env = append(os.Environ(), a.env...)
+	out, err := cmd.Output()
+	var par fleet.Parity
+	if err != nil || json.Unmarshal(out, &par) != nil {
+		t.Fatalf("fleet parity on a: %v\n%s", err, out)
+	}
+	if len(par.Missing) != 0 || par.Found != par.InStream || par.InStream < len(answered) {
+		t.Fatalf("source parity on a: %+v", par)
+	}
+	t.Logf("source parity on a: %d in the stream, all in the ledger", par.InStream)
 	sort.Slice(stalls, func(i, j int) bool { return stalls[i] > stalls[j] })
 	t.Logf("%d posts (%d answered queued only) in %s with the leader killed: %.0f posts/s; longest post %v; imported %s after the last answer",
 		len(answered), queuedOnly.Load(), elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), head2(stalls), imported.Round(time.Millisecond))

@@ -37,7 +37,7 @@ func (m *Member) EnsureHome(ctx context.Context, lane string) error {
 func (m *Member) importLoop(ctx context.Context) {
 	var cons jetstream.Consumer
 	for ctx.Err() == nil {
-		if !m.conn.Up() || !m.conn.ready.Load() {
+		if !m.conn.Up() {
 			m.importing.Store(false)
 			cons = nil
 			m.sleep(ctx, 250*time.Millisecond)
@@ -121,7 +121,9 @@ func (m *Member) importBatch(ctx context.Context, msgs []jetstream.Msg) {
 	if len(obs) == 0 {
 		return
 	}
+	t0 := m.opts.Clock.Now()
 	_, errs := m.local.PostBatch(ctx, obs, true)
+	m.log.Debug().Int("posts", len(obs)).Dur("commit", m.opts.Clock.Now().Sub(t0)).Msg("fleet: import batch")
 	for i, msg := range keep {
 		switch err := errs[i]; {
 		case err == nil:

@@ -152,8 +152,11 @@ func (m *Member) maintain(ctx context.Context) {
 		if m.conn.Up() {
 			if !m.conn.ready.Load() {
 				cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				t0 := m.opts.Clock.Now()
 				if err := m.conn.Ensure(cctx); err != nil {
 					m.log.Warn().Err(err).Msg("fleet: setting up the stream and buckets")
+				} else {
+					m.log.Info().Dur("took", m.opts.Clock.Now().Sub(t0)).Msg("fleet: stream and buckets set up")
 				}
 				cancel()
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/wakewheel/wakewheel/fleet"
 	"github.com/wakewheel/wakewheel/internal/clock"
 	"github.com/wakewheel/wakewheel/liveness"
+	ob "github.com/wakewheel/wakewheel/obligations"
 )
 
 // fleetFeed makes a monitor also watch the fleet's beacons bucket: it
@@ -107,6 +108,65 @@ func (a *app) fleetCmd() *cobra.Command {
 		},
 	}
 	status.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(status)
+	cmd.AddCommand(status, a.fleetParityCmd())
+	return cmd
+}
+
+// fleetParityCmd is the source-parity check: every obligation the stream
+// holds for this home is in this home's ledger.
+func (a *app) fleetParityCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "parity [--json]",
+		Short: "Check that every obligation the stream holds for this host is in its ledger (exit 1 when one is missing)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, _, err := a.config(cmd)
+			if err != nil {
+				return err
+			}
+			if cfg.Fleet.URL == "" {
+				return exitError{code: 2, err: errors.New("fleet parity: fleet.url is not set: this host is not in a fleet")}
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
+			defer cancel()
+			entries, err := api.NewClient(cfg.Engine.SocketPath).LedgerAll(ctx)
+			if err != nil {
+				return fmt.Errorf("fleet parity: this host's ledger: %w", err)
+			}
+			posted := map[string]map[string]bool{}
+			for _, e := range entries {
+				if e.Kind == ob.EntryPost {
+					if posted[e.Lane] == nil {
+						posted[e.Lane] = map[string]bool{}
+					}
+					posted[e.Lane][e.ID] = true
+				}
+			}
+			conn, err := fleet.Dial(fleetOptions(cfg.Fleet), "wakewheel fleet parity", false, zerolog.Nop())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			p, err := fleet.CheckParity(ctx, conn, cfg.Fleet.Host, posted)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				err = printJSON(os.Stdout, p)
+			} else {
+				fmt.Printf("home %s: %d in the stream, %d in the ledger, %d in flight, %d malformed (terminated), %d missing\n",
+					p.Home, p.InStream, p.Found, p.InFlight, p.Malformed, len(p.Missing))
+				for _, m := range p.Missing {
+					fmt.Printf("missing: lane %s id %s from %s (stream seq %d)\n", m.Lane, m.ID, m.Origin, m.StreamSeq)
+				}
+			}
+			if err == nil && len(p.Missing) > 0 {
+				return exitError{code: 1, err: fmt.Errorf("fleet parity: %d obligations the broker acknowledged are not in %s's ledger", len(p.Missing), p.Home)}
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
