@@ -142,6 +142,8 @@ func postToWake(t *testing.T, from, home *daemon, lane string, n int) [2]time.Du
 		}
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(10 * time.Microsecond) }
+	q := func(p float64) time.Duration {
+		return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(10 * time.Microsecond)
+	}
 	return [2]time.Duration{q(0.50), q(0.99)}
 }
