@@ -34,6 +34,7 @@ type Beacon struct {
 type Engine struct {
 	Tick          time.Duration // engine.tick
 	FlushInterval time.Duration // engine.flush_interval
+	HealInterval  time.Duration // engine.heal_interval
 	StoreDir      string        // engine.store_dir
 	SocketPath    string        // engine.socket_path
 	RetryBase     time.Duration // engine.retry_base

@@ -34,7 +34,12 @@ func (db *DB) Backup(dir string) (int, error) {
 	if err := db.flushPending(); err != nil {
 		return 0, db.wrap("backup", err)
 	}
-	snap, err := db.ldb.GetSnapshot()
+	ldb, err := db.readHandle()
+	if err != nil {
+		return 0, db.wrap("backup", err)
+	}
+	defer db.readDone()
+	snap, err := ldb.GetSnapshot()
 	if err != nil {
 		return 0, db.wrap("backup", err)
 	}

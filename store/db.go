@@ -24,6 +24,9 @@ type Options struct {
 	// FireCap bounds the fire history; the oldest fires are trimmed first.
 	// Default DefaultFireCap.
 	FireCap int
+	// HealInterval is how often a store that cannot write tries to heal
+	// (heal.go). Default DefaultHealInterval.
+	HealInterval time.Duration
 }
 
 // Registered defaults.
@@ -43,6 +46,9 @@ func (o Options) withDefaults() Options {
 	if o.FireCap <= 0 {
 		o.FireCap = DefaultFireCap
 	}
+	if o.HealInterval <= 0 {
+		o.HealInterval = DefaultHealInterval
+	}
 	return o
 }
 
@@ -51,11 +57,20 @@ func (o Options) withDefaults() Options {
 type DB struct {
 	name string // directory, or a label for OpenStorage, used in errors
 	dir  string // the directory; "" for a store on a storage
+	// ldb is the LevelDB handle: writers use it under wmu, readers through
+	// readHandle; the healer swaps it holding both (heal.go). It is nil
+	// only while a heal failed to reopen.
 	ldb  *leveldb.DB
 	opts Options
+	// stor is the storage ldb is open on; a heal reopens on it.
+	stor storage.Storage
 	// storage is closed after ldb when Open opened it (OpenStorage's is
 	// the caller's).
 	storage storage.Storage
+	rmu     sync.Mutex
+	rcond   sync.Cond
+	readers int // reads in flight; guarded by rmu
+	fault   fault
 	gate    gate
 	wit     *witness // the sync witness (integrity.go); nil on a storage
 	notes   []string // what Open had to drop, for OpenNotes
@@ -122,7 +137,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("store: open %s: %w", dir, err), ldb.Close(), stor.Close())
 	}
-	db, err := start(dir, dir, ldb, wit, opts)
+	db, err := start(dir, dir, stor, ldb, wit, opts)
 	if err != nil {
 		return nil, errors.Join(err, wit.close(), stor.Close())
 	}
@@ -150,27 +165,31 @@ func OpenStorage(s storage.Storage, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, wrapErr(name, "open", err)
 	}
-	return start(name, "", ldb, nil, opts)
+	return start(name, "", s, ldb, nil, opts)
 }
 
-func start(name, dir string, ldb *leveldb.DB, wit *witness, opts Options) (*DB, error) {
+func start(name, dir string, stor storage.Storage, ldb *leveldb.DB, wit *witness, opts Options) (*DB, error) {
 	db := &DB{
 		name:  name,
 		dir:   dir,
 		wit:   wit,
 		ldb:   ldb,
+		stor:  stor,
 		opts:  opts.withDefaults(),
 		syncC: make(chan *syncReq),
 		quit:  make(chan struct{}),
 	}
 	db.gate.init()
 	db.wb.init()
+	db.rcond.L = &db.rmu
+	db.fault.kick = make(chan struct{}, 1)
 	if err := db.prepare(); err != nil {
 		return nil, errors.Join(err, ldb.Close())
 	}
-	db.wg.Add(2)
+	db.wg.Add(3)
 	go db.flusher()
 	go db.committer()
+	go db.healer()
 	return db, nil
 }
 
@@ -211,7 +230,10 @@ func (db *DB) shutdown(flush bool) error {
 	} else {
 		db.wb.drop()
 	}
-	err = errors.Join(err, db.wrap("close", db.ldb.Close()), db.wit.close())
+	if db.ldb != nil {
+		err = errors.Join(err, db.wrap("close", db.ldb.Close()))
+	}
+	err = errors.Join(err, db.wit.close())
 	if db.storage != nil {
 		err = errors.Join(err, db.wrap("close", db.storage.Close()))
 	}
@@ -219,12 +241,18 @@ func (db *DB) shutdown(flush bool) error {
 }
 
 // writeLocked writes b to LevelDB and counts it. The caller holds wmu.
+// While the store cannot write it fails at once with the episode's
+// ErrUnwritable error; a write error that healing can cure starts an
+// episode (heal.go).
 func (db *DB) writeLocked(b *leveldb.Batch, sync bool) error {
 	if b.Len() == 0 {
 		return nil
 	}
-	if err := db.ldb.Write(b, &opt.WriteOptions{Sync: sync}); err != nil {
+	if err := db.faultErr(); err != nil {
 		return err
+	}
+	if err := db.ldb.Write(b, &opt.WriteOptions{Sync: sync}); err != nil {
+		return db.noteWriteErr(err)
 	}
 	db.batches.Add(1)
 	db.records.Add(uint64(b.Len()))

@@ -199,7 +199,12 @@ func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) (err error) {
 	if err := db.flushPending(); err != nil {
 		return err
 	}
-	it := db.ldb.NewIterator(util.BytesPrefix([]byte(deadlinePrefix)), &opt.ReadOptions{DontFillCache: true})
+	ldb, err := db.readHandle()
+	if err != nil {
+		return err
+	}
+	defer db.readDone()
+	it := ldb.NewIterator(util.BytesPrefix([]byte(deadlinePrefix)), &opt.ReadOptions{DontFillCache: true})
 	defer it.Release()
 	var dec deadlineDecoder
 	for it.Next() {

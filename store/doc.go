@@ -85,6 +85,23 @@
 // keeps the damaged store; Rebuild writes a fresh store from the salvage.
 // The repair package adds the obligations' lane logic on top.
 //
+// # A full disk
+//
+// A write that fails for a reason other than corruption (ENOSPC, EIO) puts
+// the store in a fault (heal.go): that call and every write after it fail
+// at once with an error wrapping ErrUnwritable that says since when and
+// why, and nothing of a failed call is written. Reads go on, and alerts
+// raised meanwhile are held in memory (Alerts lists them). Health reports
+// the fault (the daemon's /healthz answers 503). Every HealInterval the
+// store proves the disk has room (a probe file of the journals' size plus
+// 1 MiB, fsynced) and then reopens LevelDB on the same storage: goleveldb's
+// journal writer keeps its first error for good, so only a reopen clears
+// it. Once open again, the held alerts are written after
+// store_write_failed, then store_healed says how long it lasted and how
+// many writes were refused. Writers (under wmu) and readers (counted)
+// never see the swap: the healer waits for no read in flight, then takes
+// wmu.
+//
 // # Registered numbers
 //
 //	FlushInterval  100 ms  bounds what a process crash can lose of deadline
@@ -102,6 +119,11 @@
 //	                       falls behind): a batch stays far below goleveldb's
 //	                       4 MiB write buffer and memory stays bounded.
 //	sync group     1024    requests per synced batch at most.
+//	HealInterval   1 s     a store that cannot write tries to reopen this
+//	                       often (engine.heal_interval): writes resume
+//	                       about a second after the disk has room.
+//	held alerts    256     alerts kept in memory while the store cannot
+//	                       write; more are counted, not kept.
 //
 // # Imports
 //

@@ -66,7 +66,7 @@ func wrapErr(name, op string, err error) error {
 		return nil
 	case errors.Is(err, leveldb.ErrClosed), errors.Is(err, ErrClosed):
 		return ErrClosed
-	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrSchemaTooNew):
+	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrSchemaTooNew), errors.Is(err, ErrUnwritable):
 		return err
 	case errors.Is(err, syscall.EWOULDBLOCK):
 		return fmt.Errorf("%w: store %s: its LOCK is held by another process (is a daemon already running on it?)", ErrLocked, name)

@@ -37,7 +37,12 @@ func (db *DB) Get(ns, key string) (_ []byte, _ bool, err error) {
 	}
 	defer db.gate.leave()
 	defer catchLevelDBPanic(db.name, &err)
-	val, err := db.ldb.Get(genericKey(ns, key), nil)
+	ldb, err := db.readHandle()
+	if err != nil {
+		return nil, false, err
+	}
+	defer db.readDone()
+	val, err := ldb.Get(genericKey(ns, key), nil)
 	if errors.Is(err, leveldb.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -101,12 +106,17 @@ func (db *DB) ScanFrom(ns, prefix, start string, fn func(key string, val []byte)
 	}
 	defer db.gate.leave()
 	defer catchLevelDBPanic(db.name, &err)
+	ldb, err := db.readHandle()
+	if err != nil {
+		return err
+	}
+	defer db.readDone()
 	base := genericKey(ns, "")
 	rng := util.BytesPrefix(genericKey(ns, prefix))
 	if start > prefix {
 		rng.Start = genericKey(ns, start)
 	}
-	it := db.ldb.NewIterator(rng, nil)
+	it := ldb.NewIterator(rng, nil)
 	defer it.Release()
 	for it.Next() {
 		key := string(it.Key()[len(base):])

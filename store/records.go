@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -97,7 +98,12 @@ func (db *DB) Fires(afterSeq uint64, limit int) (_ []wakewheel.Fire, err error) 
 	}
 	r := util.BytesPrefix([]byte(firePrefix))
 	r.Start = seqKey(firePrefix, afterSeq+1)
-	it := db.ldb.NewIterator(r, nil)
+	ldb, err := db.readHandle()
+	if err != nil {
+		return nil, err
+	}
+	defer db.readDone()
+	it := ldb.NewIterator(r, nil)
 	defer it.Release()
 	var fires []wakewheel.Fire
 	for (limit <= 0 || len(fires) < limit) && it.Next() {
@@ -136,7 +142,9 @@ func (db *DB) LastFires(limit int) (_ []wakewheel.Fire, err error) {
 }
 
 // AddAlert appends a to the alert log (assigning a.Seq), trimming the log to
-// AlertCap oldest-first in the same batch, written at once, unsynced.
+// AlertCap oldest-first in the same batch, written at once, unsynced. While
+// the store cannot write, the alert is held in memory (returned with Seq 0,
+// listed by Alerts) and written when the store heals (heal.go).
 func (db *DB) AddAlert(a wakewheel.Alert) (wakewheel.Alert, error) {
 	if err := db.gate.enter(); err != nil {
 		return wakewheel.Alert{}, err
@@ -152,6 +160,11 @@ func (db *DB) AddAlert(a wakewheel.Alert) (wakewheel.Alert, error) {
 	b := new(leveldb.Batch)
 	first := appendTrimmed(b, alertPrefix, db.alertFirst, a.Seq, val, db.opts.AlertCap)
 	if err := db.writeLocked(b, false); err != nil {
+		if errors.Is(err, ErrUnwritable) && db.holdAlert(a) {
+			// Held in memory (Seq 0), written when the store heals.
+			a.Seq = 0
+			return a, nil
+		}
 		return wakewheel.Alert{}, db.wrap("add alert", err)
 	}
 	db.alertFirst, db.alertNext = first, a.Seq+1
@@ -166,9 +179,21 @@ func (db *DB) Alerts(limit int) (_ []wakewheel.Alert, err error) {
 	}
 	defer db.gate.leave()
 	defer catchLevelDBPanic(db.name, &err)
-	it := db.ldb.NewIterator(util.BytesPrefix([]byte(alertPrefix)), nil)
+	held := db.heldAlerts()
+	if limit > 0 && len(held) >= limit {
+		return held[len(held)-limit:], nil
+	}
+	ldb, err := db.readHandle()
+	if err != nil {
+		return held, nil
+	}
+	defer db.readDone()
+	it := ldb.NewIterator(util.BytesPrefix([]byte(alertPrefix)), nil)
 	defer it.Release()
 	var alerts []wakewheel.Alert
+	if limit > 0 {
+		limit -= len(held)
+	}
 	for ok := it.Last(); ok && (limit <= 0 || len(alerts) < limit); ok = it.Prev() {
 		var a wakewheel.Alert
 		if err := decodeLogRecord(it, alertPrefix, &a.Seq, &a); err != nil {
@@ -180,7 +205,7 @@ func (db *DB) Alerts(limit int) (_ []wakewheel.Alert, err error) {
 		return nil, db.wrap("alerts", err)
 	}
 	slices.Reverse(alerts)
-	return alerts, nil
+	return append(alerts, held...), nil
 }
 
 // decodeLogRecord decodes the JSON record at it into v and sets *seq from

@@ -153,7 +153,7 @@ const lockWait = 5 * time.Second
 func openStore(ctx context.Context, cfg configs.Config, log zerolog.Logger) (*store.DB, error) {
 	deadline := time.Now().Add(lockWait)
 	for logged := false; ; logged = true {
-		db, err := store.Open(cfg.Engine.StoreDir, store.Options{FlushInterval: cfg.Engine.FlushInterval})
+		db, err := store.Open(cfg.Engine.StoreDir, store.Options{FlushInterval: cfg.Engine.FlushInterval, HealInterval: cfg.Engine.HealInterval})
 		if !errors.Is(err, store.ErrLocked) || time.Now().After(deadline) {
 			return db, err
 		}

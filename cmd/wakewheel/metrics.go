@@ -45,6 +45,9 @@ func serveMetrics(ctx context.Context, d *daemon, sources []func(context.Context
 	src := newEngineSource(d, sources)
 	m := metrics.New(src.snapshot, version)
 	srv := metrics.Serve(ln, m.Handler(func(ctx context.Context) error {
+		if err := d.db.Health(); err != nil { // a store that cannot write (heals by itself)
+			return err
+		}
 		return d.runner.Do(ctx, func(*scheduler.Engine, time.Time) {})
 	}))
 	d.log.Info().Str("addr", ln.Addr().String()).Msg("serving /metrics and /healthz")
