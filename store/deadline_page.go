@@ -46,6 +46,11 @@ func (db *DB) DeadlinePage(prefix, after string, limit int) (_ []deadlines.Deadl
 
 	inRange := func(k string) bool { return strings.HasPrefix(k, prefix) && k > after }
 	var over []overlayEntry
+	ldb, err := db.readHandle() // before wmu: the healer takes them in this order
+	if err != nil {
+		return nil, false, err
+	}
+	defer db.readDone()
 	db.wmu.Lock()
 	db.wb.mu.Lock()
 	for k, e := range db.wb.pending {
@@ -53,7 +58,7 @@ func (db *DB) DeadlinePage(prefix, after string, limit int) (_ []deadlines.Deadl
 			over = append(over, overlayEntry{key: k, val: bytes.Clone(e.val), del: e.del})
 		}
 	}
-	snap, err := db.ldb.GetSnapshot()
+	snap, err := ldb.GetSnapshot()
 	db.wb.mu.Unlock()
 	db.wmu.Unlock()
 	if err != nil {

@@ -35,7 +35,8 @@ import (
 // flight, blocks new ones for the moment of the swap, then takes wmu — so
 // nobody ever sees a closed handle. Reads nest freely (a Scan callback may
 // read or write) because a waiting healer does not hold wmu or block new
-// reads until the count drops to zero.
+// reads until the count drops to zero. The order is a read handle, then
+// wmu: code that holds wmu never asks for a read handle.
 //
 // The episode is told in the alert log: alerts raised while the store
 // could not write are held in memory (at most maxHeldAlerts; Alerts shows
