@@ -3,6 +3,7 @@ package agenthooks
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
@@ -59,7 +60,7 @@ func PromptContext(d ob.Digest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "wakewheel: lane %s has %d unconsumed message(s) from people:\n", d.Lane, len(humans))
 	for _, o := range humans {
-		fmt.Fprintf(&b, "human #%d id=%s:\n", o.Seq, o.ID)
+		fmt.Fprintf(&b, "human #%d id=%s posted %s\n", o.Seq, o.ID, o.Posted.UTC().Format(time.RFC3339))
 		for line := range strings.Lines(o.Body) {
 			b.WriteString("  " + strings.TrimRight(line, "\n") + "\n")
 		}

@@ -24,7 +24,12 @@
 //
 // A lane may use all three: while a session is busy (in a turn, or its
 // Stop hook waiting for a wake) the runner and the pane leave the lane to
-// the hook; once the session came to rest, they take over.
+// the hook; once the session came to rest, they take over. A daemon that
+// restarts takes every stored session as resting: while it was down the
+// session's hooks failed open, and no report of rest may ever come. (So a
+// runner may reach a session that is in fact still in a turn: a pane
+// queues the prompt; a runner that resumes the session by id suits lanes
+// whose session is not also used interactively.)
 //
 // # Invariants
 //

@@ -141,6 +141,13 @@ func New(opts Options) (*Manager, error) {
 			m.log.Warn().Str("key", key).Err(err).Msg("dropping an agent session record that does not decode")
 			return nil
 		}
+		if s.State == SessionWaiting || s.State == SessionActive {
+			// Its hooks ran against a dead daemon and failed open: a Stop
+			// hook's long poll died, or a Stop came and let the agent
+			// rest unreported. Waiting for a report that never comes would
+			// leave the lane unserved until ActiveGrace ran out.
+			s.State, s.Until = SessionResting, time.Time{}
+		}
 		m.sessions[strings.TrimPrefix(key, sessionPrefix)] = s
 		return nil
 	})
@@ -336,5 +343,3 @@ const (
 	// DefaultLogCap: a lane's runner log is rotated past 1 MiB.
 	DefaultLogCap = 1 << 20
 )
-
-var _ = time.Second

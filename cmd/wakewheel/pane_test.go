@@ -25,8 +25,12 @@ while IFS= read -r line; do
   upto=$(printf '%s\n' "$line" | sed -n 's/.*--upto \([0-9]*\).*/\1/p')
   [ -n "$lane" ] || continue
   if [ -f "$dir/$lane.swallow-once" ]; then rm -f "$dir/$lane.swallow-once"; echo "swallowed $lane $upto" >> "$dir/pane-events"; continue; fi
-  "$AGENT_TEST_BIN" digest --lane "$lane" >> "$dir/pane-digests"
-  "$AGENT_TEST_BIN" ack --lane "$lane" --upto "$upto" >/dev/null && echo "acked $lane $upto" >> "$dir/pane-events"
+  out=$("$AGENT_TEST_BIN" digest --lane "$lane")
+  printf '%s\n' "$out" >> "$dir/pane-digests"
+  ids=$(printf '%s\n' "$out" | sed -n "s/^human #\([0-9]*\) id=\([^ ]*\).*/$lane \1 \2/p" | awk -v u="$upto" '$2 <= u+0')
+  [ -n "$ids" ] && printf '%s\n' "$ids" >> "$dir/acted"
+  if "$AGENT_TEST_BIN" ack --lane "$lane" --upto "$upto" >/dev/null; then echo "acked $lane $upto" >> "$dir/pane-events"
+  else [ -n "$ids" ] && printf '%s\n' "$ids" >> "$dir/ackfailed"; fi
 done
 `
 

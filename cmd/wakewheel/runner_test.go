@@ -28,11 +28,12 @@ exec 9>>"$dir/$lane.lock"
 if ! flock -n 9; then echo "overlap $lane $WAKEWHEEL_WAKE_ID" >> "$dir/violations"; fi
 in=$(cat)
 case "$in" in *"verdict: noop"*) echo "noop-run $lane $WAKEWHEEL_WAKE_ID" >> "$dir/violations";; esac
-echo "run $lane $WAKEWHEEL_WAKE_ID $(date +%s.%N)" >> "$dir/runs"
-printf '%s\n' "$in" | sed -n "s/^human #\([0-9]*\) id=\([^ ]*\).*/$lane \1 \2/p" >> "$dir/acted"
+echo "run $lane $WAKEWHEEL_WAKE_ID $(date +%s.%N) session=$WAKEWHEEL_SESSION_ID" >> "$dir/runs"
+ids=$(printf '%s\n' "$in" | sed -n "s/^human #\([0-9]*\) id=\([^ ]*\).*/$lane \1 \2/p")
+printf '%s\n' "$ids" >> "$dir/acted"
 sleep 0.1
 if [ -f "$dir/$lane.noack-once" ]; then rm -f "$dir/$lane.noack-once"; exit 0; fi
-"$AGENT_TEST_BIN" ack --lane "$lane" --upto "$WAKEWHEEL_HEAD" >/dev/null
+"$AGENT_TEST_BIN" ack --lane "$lane" --upto "$WAKEWHEEL_HEAD" >/dev/null || printf '%s\n' "$ids" >> "$dir/ackfailed"
 `
 
 // agentHome is a home whose lanes run fakeAgent.
