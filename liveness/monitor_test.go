@@ -133,9 +133,11 @@ func TestMonitorFakeClock(t *testing.T) {
 // TestBeaconToMonitor wires a daemon's beacon to a monitor over HTTP, on
 // the real clock with short periods: a healthy run raises nothing, a
 // recorded alert turns the next beacon into a fail, and stopping the
-// daemon alarms within period + grace.
+// daemon alarms within period + grace. The grace is long against the
+// period so that a beacon held up on a loaded machine is not an absence;
+// the exact timing of the alarm is TestMonitorFakeClock's.
 func TestBeaconToMonitor(t *testing.T) {
-	const period, grace = 40 * time.Millisecond, 150 * time.Millisecond
+	const period, grace = 40 * time.Millisecond, time.Second
 	var mu sync.Mutex
 	var hooked []Alarm
 	webhook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -177,8 +179,11 @@ func TestBeaconToMonitor(t *testing.T) {
 	dr.Do(context.Background(), func(e *scheduler.Engine, now time.Time) { e.Alert(now, "action_failed", "x", "boom") })
 	waitFor(t, "a fail beacon", func() bool {
 		as := m.Alarms()
-		return len(as) == 1 && as[0].Reason == "fail"
+		return len(as) > 0 && as[len(as)-1].Reason == "fail"
 	})
+	if as := m.Alarms(); len(as) != 1 {
+		t.Fatalf("alarms up to the fail beacon: %+v; want the fail alone", as)
+	}
 	ok, failed := b.Sent()
 	// the daemon dies: no more beacons
 	dr.Stop()
@@ -195,8 +200,11 @@ func TestBeaconToMonitor(t *testing.T) {
 	if a.Reason != "absent" || a.Host != "dev1" {
 		t.Fatalf("webhook got %+v", a)
 	}
-	if d := a.At.Sub(died); d > period+grace+50*time.Millisecond {
-		t.Errorf("alarm %v after the daemon died; want within period+grace %v (+50ms)", d, period+grace)
+	// The last beacon was at most a period before the daemon died, so the
+	// alarm is due by died+period+grace; the slack is the webhook's
+	// delivery on a loaded machine.
+	if d := a.At.Sub(died); d > period+grace+500*time.Millisecond {
+		t.Errorf("alarm %v after the daemon died; want within period+grace %v (+500ms)", d, period+grace)
 	}
 	t.Logf("%d beacons sent (%d failed); alarm %v after the daemon stopped (period+grace %v)",
 		ok, failed, a.At.Sub(died), period+grace)
