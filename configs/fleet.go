@@ -26,6 +26,12 @@ type Fleet struct {
 	FetchBatch int           // fleet.fetch_batch
 	OutboxMax  int           // fleet.outbox.max
 	Beacon     FleetBeacon
+	Lanes      FleetLanes
+}
+
+// FleetLanes is the publishing of lane state (keys fleet.lanes.*).
+type FleetLanes struct {
+	Coalesce time.Duration // fleet.lanes.coalesce
 }
 
 // FleetTLS is the client side of TLS to the broker (keys fleet.tls.*).
@@ -94,6 +100,9 @@ var fleetSettings = []Setting{
 	{Key: "fleet.beacon.grace", Kind: KindDuration, Default: "30s", Min: "1s", Max: "1h",
 		Reason: "a beacon lives period + grace: a broker leader election (seconds) does not make a live host look absent",
 		field:  func(c *Config) any { return &c.Fleet.Beacon.Grace }},
+	{Key: "fleet.lanes.coalesce", Kind: KindDuration, Default: "1s", Min: "10ms", Max: "10m",
+		Reason: "a home publishes a lane's state this long after its first change: a burst of posts and acks is one publish, and fleet status is at most this far behind",
+		field:  func(c *Config) any { return &c.Fleet.Lanes.Coalesce }},
 }
 
 // fleetRules tie the broker's address to its protection.

@@ -46,8 +46,6 @@ type HostBeacon struct {
 	// keeps it live: wakes and no-op wakes since it started.
 	Wakes uint64 `json:"wakes"`
 	Noops uint64 `json:"noops"`
-	// Lanes are the lanes homed here.
-	Lanes []LaneView `json:"lanes"`
 }
 
 // LaneView is one lane as its home reports it.
@@ -101,7 +99,7 @@ func (m *Member) sendBeacons(ctx context.Context) {
 		if !m.conn.Up() {
 			continue // the monitor notices; the next one may get through
 		}
-		b := m.beacon(ctx)
+		b := m.beacon()
 		data, err := json.Marshal(b)
 		if err != nil {
 			continue
@@ -119,12 +117,12 @@ func (m *Member) sendBeacons(ctx context.Context) {
 }
 
 // beacon is this host's beacon now.
-func (m *Member) beacon(ctx context.Context) HostBeacon {
+func (m *Member) beacon() HostBeacon {
 	b := HostBeacon{Host: m.opts.Host, Version: m.opts.Version, At: m.opts.Clock.Now(),
 		Period: m.opts.BeaconPeriod.Seconds(), TTL: m.opts.BeaconTTL().Seconds(),
 		Outbox: m.outbox.Len(), Importing: m.importing.Load(),
 		Forwarded: m.forwarded.Load(), Imported: m.imported.Load(), Terminated: m.terminated.Load(),
-		Redelivered: m.redelivered.Load(), Lanes: []LaneView{}}
+		Redelivered: m.redelivered.Load()}
 	if m.opts.Deliveries != nil {
 		wakes, noops := m.opts.Deliveries()
 		for _, n := range wakes {
@@ -133,16 +131,6 @@ func (m *Member) beacon(ctx context.Context) HostBeacon {
 		for _, n := range noops {
 			b.Noops += n
 		}
-	}
-	lanes, err := m.local.Lanes(ctx)
-	if err != nil {
-		return b
-	}
-	for _, l := range lanes {
-		if home, ok := m.homes.Known(l.Lane); ok && home != m.opts.Host {
-			continue
-		}
-		b.Lanes = append(b.Lanes, LaneView{Lane: l.Lane, Head: l.Head, Consumed: l.Consumed, Unconsumed: l.Counts})
 	}
 	return b
 }

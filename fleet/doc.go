@@ -29,7 +29,10 @@
 //     a per-message TTL of period + grace, sent when the deadline
 //     fleet-beacon/<host> fires (re-armed one period on, never a ticker). It
 //     carries the version, outbox depth, import state, counters, wakes and
-//     no-op wakes, and the lanes homed here.
+//     no-op wakes.
+//   - lanes.go: each lane's state (counts, the oldest unconsumed against its
+//     SLO) in the bucket wakewheel_lanes, published by its home on change,
+//     coalesced by the deadline fleet-lanes/<host> (never by a ticker).
 //   - watch.go: the fleet feed of `wakewheel monitor --fleet`: each beacon
 //     seen extends the monitor's own absent/<host> deadline (liveness); the
 //     bucket's TTL markers only feed the log, since a marker can be late or

@@ -367,5 +367,27 @@ func TestFleetAllBrokersDown(t *testing.T) {
 	if noops.Load() != 0 || ledgerNoops != 0 {
 		t.Fatalf("no-op wakes: %d seen by the agent, %d in the ledger", noops.Load(), ledgerNoops)
 	}
+	// The home published the lane's state on change: fleet status shows it.
+	var seen fleet.LaneSummary
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var v struct {
+			Fleet fleet.FleetStatus `json:"fleet"`
+		}
+		cmd := exec.Command(wakewheelBin(t), "fleet", "status", "--json")
+		cmd.Env = append(os.Environ(), b.env...)
+		if out, err := cmd.Output(); err == nil && json.Unmarshal(out, &v) == nil {
+			for _, l := range v.Fleet.Lanes {
+				if l.Lane == "inbox" {
+					seen = l
+				}
+			}
+		}
+		if seen.Reported && seen.Home == "a" && seen.Head == uint64(len(want)) {
+			break
+		}
+	}
+	if !seen.Reported || seen.Home != "a" || seen.Head != uint64(len(want)) {
+		t.Fatalf("fleet status on b shows lane inbox as %+v, want home a, head %d", seen, len(want))
+	}
 	t.Logf("50 posts queued with every broker down; imported %s after the brokers restarted; %d wakes, 0 no-op", took.Round(time.Millisecond), wakes.Load())
 }

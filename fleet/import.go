@@ -128,6 +128,7 @@ func (m *Member) importBatch(ctx context.Context, msgs []jetstream.Msg) {
 		switch err := errs[i]; {
 		case err == nil:
 			m.markLocal(obs[i].Lane)
+			m.LaneChanged(obs[i].Lane)
 			if err := msg.Ack(); err != nil {
 				m.log.Debug().Err(err).Msg("fleet: import ack lost; the redelivery is absorbed")
 			}

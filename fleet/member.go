@@ -23,6 +23,7 @@ type Local interface {
 	PostBatch(ctx context.Context, obs []ob.Obligation, create bool) ([]ob.Obligation, []error)
 	OpenLane(ctx context.Context, lane string) (ob.LaneStatus, error)
 	Lanes(ctx context.Context) ([]ob.LaneStatus, error)
+	Digest(ctx context.Context, lane, who string) (ob.Digest, error)
 }
 
 // How a post was answered.
@@ -43,6 +44,8 @@ type MemberOptions struct {
 	// Deliveries, when set, reports the local wakes and no-op wakes by
 	// lane (for the beacon's safety figures).
 	Deliveries func() (wakes, noops map[string]uint64)
+	// SLO, when set, is the urgency SLO of a class (for fleet status).
+	SLO func(ob.Class) time.Duration
 }
 
 // Member is a daemon's part in a fleet: it routes posts to lanes homed
@@ -63,13 +66,16 @@ type Member struct {
 	lanesMu    sync.Mutex
 	localLanes map[string]bool
 	unclaimed  map[string]bool
+	dirty      map[string]bool // lanes changed since their state was published
 
 	forwarded, imported, terminated, redelivered atomic.Uint64
 	importing                                    atomic.Bool
 	beaconsSent                                  atomic.Uint64
 
-	runner  atomic.Pointer[Runner]
-	beacons chan struct{}
+	runner     atomic.Pointer[Runner]
+	beacons    chan struct{}
+	lanesKick  chan struct{}
+	lanesArmed atomic.Bool
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -90,7 +96,8 @@ func NewMember(opts MemberOptions, local Local, db Store) (*Member, error) {
 		return nil, err
 	}
 	m := &Member{opts: opts, log: opts.Log, conn: conn, local: local, db: db,
-		localLanes: map[string]bool{}, unclaimed: map[string]bool{}, beacons: make(chan struct{}, 1)}
+		localLanes: map[string]bool{}, unclaimed: map[string]bool{}, dirty: map[string]bool{},
+		beacons: make(chan struct{}, 1), lanesKick: make(chan struct{}, 1)}
 	if m.homes, err = OpenHomes(conn, db, opts.Host); err != nil {
 		conn.Close()
 		return nil, err
@@ -104,7 +111,10 @@ func NewMember(opts MemberOptions, local Local, db Store) (*Member, error) {
 
 // Register adds the beacon's handler to the engine (before the runner
 // starts).
-func (m *Member) Register(e *scheduler.Engine) { e.Register(BeaconKind, m.BeaconHandler()) }
+func (m *Member) Register(e *scheduler.Engine) {
+	e.Register(BeaconKind, m.BeaconHandler())
+	e.Register(LanesKind, m.LanesHandler())
+}
 
 // Start runs the forwarder, the importer and the beacon until Close; r is
 // the running runner (nil: no beacon).
@@ -117,10 +127,11 @@ func (m *Member) Start(ctx context.Context, r Runner) error {
 	for _, l := range lanes {
 		m.localLanes[l.Lane] = true
 		m.unclaimed[l.Lane] = true
+		m.dirty[l.Lane] = true // published once the member runs
 	}
 	m.lanesMu.Unlock()
 	ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	for _, run := range []func(context.Context){m.maintain, m.forward, m.importLoop, m.sendBeacons} {
+	for _, run := range []func(context.Context){m.maintain, m.forward, m.importLoop, m.sendBeacons, m.publishLanes} {
 		m.wg.Add(1)
 		go func() { defer m.wg.Done(); run(ctx) }()
 	}
@@ -129,6 +140,7 @@ func (m *Member) Start(ctx context.Context, r Runner) error {
 		if err := m.armBeacon(ctx, r, 0); err != nil {
 			return err
 		}
+		m.pushLanes(m.opts.LanesCoalesce)
 	}
 	return nil
 }
@@ -231,6 +243,7 @@ func (m *Member) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, erro
 	st, err := m.local.OpenLane(ctx, lane)
 	if err == nil {
 		m.markLocal(lane)
+		m.LaneChanged(lane)
 	}
 	return st, err
 }
@@ -242,6 +255,9 @@ func (m *Member) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, erro
 func (m *Member) Post(ctx context.Context, o ob.Obligation, create bool, wait string) (ob.Obligation, string, error) {
 	if err := ob.ValidateLane(o.Lane); err != nil || m.isLocal(o.Lane) {
 		got, err := m.local.Post(ctx, o, create)
+		if err == nil {
+			m.LaneChanged(o.Lane)
+		}
 		return got, PostedLocal, err
 	}
 	home, ok, err := m.homes.Lookup(ctx, o.Lane)
@@ -262,6 +278,7 @@ func (m *Member) Post(ctx context.Context, o ob.Obligation, create bool, wait st
 		got, err := m.local.Post(ctx, o, true)
 		if err == nil {
 			m.markLocal(o.Lane)
+			m.LaneChanged(o.Lane)
 		}
 		return got, PostedLocal, err
 	}

@@ -34,6 +34,10 @@ type Options struct {
 
 	BeaconPeriod time.Duration // between two beacons in the fleet bucket
 	BeaconGrace  time.Duration // added to the period for the beacon's TTL
+
+	// LanesCoalesce is how long a lane's changes gather before its state
+	// is published in the lanes bucket.
+	LanesCoalesce time.Duration
 }
 
 // TLS is the client side of a TLS connection to the broker.

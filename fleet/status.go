@@ -71,7 +71,11 @@ type LaneSummary struct {
 	Lane string `json:"lane"`
 	Home string `json:"home"`
 	LaneView
-	Reported bool `json:"reported"` // the home's beacon carries the lane
+	Reported bool `json:"reported"` // the home published the lane's state
+	// Oldest unconsumed human or peer obligation, against its SLO.
+	Oldest  time.Time `json:"oldest,omitzero"`
+	SLO     float64   `json:"slo_s,omitempty"`
+	OverSLO bool      `json:"over_slo"`
 }
 
 // ReadFleet reads the fleet's state from the broker: every beacon, every
@@ -97,18 +101,24 @@ func ReadFleet(ctx context.Context, c *Conn, now time.Time) (FleetStatus, error)
 	if err != nil {
 		return st, err
 	}
+	published := map[string]LaneState{}
+	if lanes, err := c.KV(ctx, LanesBucket); err == nil {
+		_ = eachValue(ctx, lanes, func(_ string, v []byte, _ time.Time) {
+			var ls LaneState
+			if json.Unmarshal(v, &ls) == nil {
+				published[ls.Lane] = ls
+			}
+		})
+	}
 	if err := eachValue(ctx, homes, func(key string, v []byte, _ time.Time) {
 		lane, err := Decode(key)
 		if err != nil {
 			return
 		}
 		ls := LaneSummary{Lane: lane, Home: string(v)}
-		if h := byHost[ls.Home]; h != nil {
-			for _, l := range h.Lanes {
-				if l.Lane == lane {
-					ls.LaneView, ls.Reported = l, true
-				}
-			}
+		if p, ok := published[lane]; ok && p.Home == ls.Home {
+			ls.LaneView, ls.Reported = p.LaneView, true
+			ls.Oldest, ls.OverSLO, ls.SLO = p.Oldest, p.OverSLO, p.SLO
 		}
 		st.Lanes = append(st.Lanes, ls)
 	}); err != nil {
@@ -120,7 +130,6 @@ func ReadFleet(ctx context.Context, c *Conn, now time.Time) (FleetStatus, error)
 				h.Waiting = info.NumPending + uint64(info.NumAckPending)
 			}
 		}
-		h.Lanes = nil // shown per lane
 		st.Hosts = append(st.Hosts, *h)
 	}
 	sort.Slice(st.Hosts, func(i, j int) bool { return st.Hosts[i].Host < st.Hosts[j].Host })
@@ -158,14 +167,22 @@ func (st FleetStatus) Text() string {
 		fmt.Fprintf(&b, "%-16s %-8s %-10s %-8d %-9v %-8d %-10s %s\n", h.Host, fmt.Sprintf("%.1fs", h.AgeSeconds), h.Version,
 			h.Outbox, h.Importing, h.Waiting, fmt.Sprintf("%d/%d", h.Wakes, h.Noops), note)
 	}
-	fmt.Fprintf(&b, "\n%-24s %-16s %-6s %-9s %s\n", "LANE", "HOME", "HEAD", "CONSUMED", "UNCONSUMED (human peer digest alert)")
+	fmt.Fprintf(&b, "\n%-24s %-16s %-6s %-9s %-22s %s\n", "LANE", "HOME", "HEAD", "CONSUMED", "UNCONSUMED h/p/d/a", "OLDEST (against its SLO)")
 	for _, l := range st.Lanes {
 		if !l.Reported {
-			fmt.Fprintf(&b, "%-24s %-16s %s\n", l.Lane, l.Home, "(no beacon from its home)")
+			fmt.Fprintf(&b, "%-24s %-16s %s\n", l.Lane, l.Home, "(its home has not published it)")
 			continue
 		}
 		u := l.Unconsumed
-		fmt.Fprintf(&b, "%-24s %-16s %-6d %-9d %d %d %d %d\n", l.Lane, l.Home, l.Head, l.Consumed, u.Human, u.Peer, u.Digest, u.Alert)
+		oldest := "-"
+		if !l.Oldest.IsZero() {
+			oldest = fmt.Sprintf("%s of %s", st.At.Sub(l.Oldest).Round(time.Second), time.Duration(l.SLO*float64(time.Second)))
+			if l.OverSLO {
+				oldest += " OVER SLO"
+			}
+		}
+		fmt.Fprintf(&b, "%-24s %-16s %-6d %-9d %-22s %s\n", l.Lane, l.Home, l.Head, l.Consumed,
+			fmt.Sprintf("%d/%d/%d/%d", u.Human, u.Peer, u.Digest, u.Alert), oldest)
 	}
 	return b.String()
 }

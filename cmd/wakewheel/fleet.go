@@ -22,7 +22,7 @@ func fleetOptions(c configs.Fleet) fleet.Options {
 		TLS:      fleet.TLS{CA: c.TLS.CA, Cert: c.TLS.Cert, Key: c.TLS.Key, ServerName: c.TLS.ServerName},
 		Replicas: c.Replicas, MaxAge: c.MaxAge, MaxBytes: int64(c.MaxBytes), DupWindow: c.DupWindow,
 		AckWait: c.AckWait, FetchBatch: c.FetchBatch, OutboxMax: c.OutboxMax,
-		BeaconPeriod: c.Beacon.Period, BeaconGrace: c.Beacon.Grace,
+		BeaconPeriod: c.Beacon.Period, BeaconGrace: c.Beacon.Grace, LanesCoalesce: c.Lanes.Coalesce,
 	}
 }
 
@@ -39,6 +39,7 @@ func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*flee
 	m, err := fleet.NewMember(fleet.MemberOptions{
 		Options: fleetOptions(d.cfg.Fleet), Version: version, Clock: d.clock, Log: log,
 		Deliveries: svc.Deliveries,
+		SLO:        func(c ob.Class) time.Duration { return policies(d.cfg.Obligations)[c].SLO },
 		Alert: func(code, key, msg string) {
 			log.Error().Str("alert", code).Str("key", key).Msg(msg)
 			if d.runner == nil {
@@ -89,6 +90,14 @@ func (f fleetObligations) Post(ctx context.Context, o ob.Obligation, create bool
 
 func (f fleetObligations) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, error) {
 	return f.m.OpenLane(ctx, lane)
+}
+
+func (f fleetObligations) Ack(ctx context.Context, lane string, upto uint64, action string) (ob.LaneStatus, error) {
+	st, err := f.Obligations.Ack(ctx, lane, upto, action)
+	if err == nil {
+		f.m.LaneChanged(lane)
+	}
+	return st, err
 }
 
 func (f fleetObligations) Wait(ctx context.Context, lane, who, after string, timeout time.Duration) (ob.Digest, bool, error) {

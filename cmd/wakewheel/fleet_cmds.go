@@ -130,7 +130,12 @@ func (a *app) fleetParityCmd() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 			defer cancel()
-			entries, err := api.NewClient(cfg.Engine.SocketPath).LedgerAll(ctx)
+			client := api.NewClient(cfg.Engine.SocketPath)
+			var ms fleet.MemberStatus // the daemon's own name in the fleet, whatever this shell's config says
+			if err := client.Do(ctx, http.MethodGet, "/v1/fleet", nil, &ms); err != nil {
+				return fmt.Errorf("fleet parity: this host's daemon: %w", err)
+			}
+			entries, err := client.LedgerAll(ctx)
 			if err != nil {
 				return fmt.Errorf("fleet parity: this host's ledger: %w", err)
 			}
@@ -148,7 +153,7 @@ func (a *app) fleetParityCmd() *cobra.Command {
 				return err
 			}
 			defer conn.Close()
-			p, err := fleet.CheckParity(ctx, conn, cfg.Fleet.Host, posted)
+			p, err := fleet.CheckParity(ctx, conn, ms.Host, posted)
 			if err != nil {
 				return err
 			}
