@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/fleet"
@@ -99,6 +100,21 @@ func badf(format string, args ...any) error {
 	return apiError{errBadRequest, fmt.Sprintf(format, args...)}
 }
 
+// packagePrefixes are the prefixes of the sentinels' texts ("roots: bad
+// root path"): a Go convention for logs, noise in what a user reads.
+var packagePrefixes = []string{"api: ", "config: ", "roots: ", "obligations: ", "scheduler: ", "deadlines: ",
+	"wakes: ", "store: ", "lanerun: ", "fleet: ", "liveness: ", "detectors: "}
+
+// Plain is an error's text as a user reads it: without package prefixes.
+func Plain(msg string) string {
+	for _, p := range packagePrefixes {
+		msg = strings.TrimPrefix(msg, p)
+		msg = strings.ReplaceAll(msg, ": "+p, ": ")
+		msg = strings.ReplaceAll(msg, "("+p, "(")
+	}
+	return msg
+}
+
 // answer is the status, code and message of err: its row's, or internal.
 func answer(err error) (status int, code, msg string, known bool) {
 	var mbe *http.MaxBytesError
@@ -107,7 +123,7 @@ func answer(err error) (status int, code, msg string, known bool) {
 	}
 	for _, row := range errorTable {
 		if errors.Is(err, row.err) {
-			msg = err.Error()
+			msg = Plain(err.Error())
 			if row.msg != "" {
 				msg = row.msg
 			}

@@ -27,10 +27,15 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		stats := e.Stats()
 		st.Pending, st.Waiting, st.Reloaded = e.Len(), e.Waiting(), stats.Reloaded
 		st.Fired, st.Runs, st.Outcomes, st.Alerts = stats.Fired, stats.Runs, stats.Outcomes, stats.Alerts
-		if next, ok := e.Next(); ok {
-			st.NextDue = &next
-		}
 		st.ByKind = e.PendingByKind()
+		// The earliest pending deadline, not the wheel's next wake-up (a
+		// slot boundary of a coarse level that may come long before it).
+		for d := range e.All() {
+			if st.NextDue == nil || d.At.Before(*st.NextDue) {
+				at := d.At
+				st.NextDue = &at
+			}
+		}
 	})
 	if err != nil {
 		return err

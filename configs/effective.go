@@ -37,6 +37,16 @@ func (e Entry) Origin() string {
 // `wakewheel config show` prints.
 type Effective struct {
 	entries []Entry
+	file    string // the config file read, if any
+}
+
+// File is the config file the configuration was read from ("" if none),
+// whether or not it sets any registered key (it may hold only tables).
+func (e *Effective) File() string {
+	if e == nil {
+		return ""
+	}
+	return e.file
 }
 
 // Entries returns every key's entry, in the order of the registry.

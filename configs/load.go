@@ -71,7 +71,7 @@ func Load(opts LoadOptions) (Config, *Effective, error) {
 	}
 
 	var c Config
-	eff := &Effective{}
+	eff := &Effective{file: path}
 	prov := provenance{}
 	rejected := map[string]bool{}
 	for _, s := range registry {

@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/wakewheel/wakewheel/deadlines"
 	"path/filepath"
@@ -79,7 +80,7 @@ var laneName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 func loadSections(v *viper.Viper, path string, env lookup, c *Config) []error {
 	origin := sourceFile + " " + path
 	bad := func(key string, value any, problem string) error {
-		return &KeyError{Key: key, Value: fmt.Sprint(value), Origin: origin, Problem: problem, Err: ErrInvalid}
+		return &KeyError{Key: key, Value: showValue(value), Origin: origin, Problem: problem, Err: ErrInvalid}
 	}
 	var errs []error
 	if v.IsSet("roots") {
@@ -108,7 +109,14 @@ func loadSections(v *viper.Viper, path string, env lookup, c *Config) []error {
 		if !ok {
 			errs = append(errs, bad("lanes", v.Get("lanes"), "must be a table of lane names"))
 		}
+		names, err := fileNames(path, "lanes")
+		if err != nil {
+			errs = append(errs, bad("lanes", "", err.Error()))
+		}
 		for name, item := range table {
+			if written, ok := names[name]; ok {
+				name = written // as the file writes it: viper folded it
+			}
 			key := "lanes." + name
 			if !laneName.MatchString(name) {
 				errs = append(errs, bad(key, name, "a lane name is 1..128 of A-Z a-z 0-9 . _ - and starts with a letter or digit"))
@@ -268,4 +276,16 @@ func setOverride(name string, val any, dst any) string {
 		*p = *(s.field(&c).(*int))
 	}
 	return ""
+}
+
+// showValue is a value of the file as a user wrote it: a table or a list in
+// JSON's notation, not Go's (map[drain_budget:0 ...]).
+func showValue(v any) string {
+	switch v.(type) {
+	case map[string]any, []any:
+		if b, err := json.Marshal(v); err == nil {
+			return string(b)
+		}
+	}
+	return fmt.Sprint(v)
 }

@@ -30,7 +30,9 @@ func Watch(path string, onChange func(Config, *Effective), onError func(error)) 
 //
 // A change that loads and validates, and differs from the last good config,
 // is passed to onChange. A change that fails is passed to onError, and the
-// last good config stays in force: onChange is not called. Callbacks run one
+// last good config stays in force: onChange is not called. When the file
+// is then fixed back to the config in force (no change to pass on),
+// onError is called with nil: the error it reported is over. Callbacks run one
 // at a time on a goroutine of the watcher. Either may be nil.
 //
 // stop ends the callbacks: once it returns, none is running and none will
@@ -85,6 +87,7 @@ type watcher struct {
 
 	reloading sync.Mutex // held while a reload runs; guards last
 	last      Config     // the config last loaded without error
+	failed    bool       // the last load failed; guarded by reloading
 }
 
 // changed (re)starts the settle timer; the reload runs when it fires.
@@ -110,13 +113,20 @@ func (w *watcher) reload() {
 	c, eff, err := Load(w.opts)
 	switch {
 	case err != nil:
+		w.failed = true
 		if w.onError != nil {
 			w.onError(err)
 		}
 	case !reflect.DeepEqual(c, w.last):
-		w.last = c
+		w.last, w.failed = c, false
 		if w.onChange != nil {
 			w.onChange(c, eff)
+		}
+	case w.failed:
+		// The file was put back as it was: the error reported is over.
+		w.failed = false
+		if w.onError != nil {
+			w.onError(nil)
 		}
 	}
 }

@@ -61,7 +61,7 @@ func (o *Obligation) validate(pol *[numClasses]Policy) error {
 		return fmt.Errorf("%w %q (valid: %s)", ErrUnknownClass, o.Class, classList())
 	}
 	if limit := pol[ci].MaxBody; len(o.Body) > limit {
-		return fmt.Errorf("%w: body is %d bytes; class %s allows at most %d bytes (MaxBody)",
+		return fmt.Errorf("%w: body is %d bytes; class %s allows at most %d bytes (setting obligations.max_body)",
 			ErrBodyTooLarge, len(o.Body), o.Class, limit)
 	}
 	if !utf8.ValidString(o.Body) {

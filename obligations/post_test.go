@@ -55,7 +55,7 @@ func TestPostRejectsBadInput(t *testing.T) {
 			ob.ErrNoLocator, "got repo=r"},
 		{"digest with issue but no repo", ob.Obligation{Lane: "a", ID: "x", Class: ob.ClassDigest, Locator: ob.Locator{Issue: "4"}},
 			ob.ErrNoLocator, "class digest is actionable"},
-		{"oversized body", human("a", "x", big), ob.ErrBodyTooLarge, "at most 65536 bytes (MaxBody)"},
+		{"oversized body", human("a", "x", big), ob.ErrBodyTooLarge, "at most 65536 bytes (setting obligations.max_body)"},
 		{"empty lane", human("", "x", "hi"), ob.ErrBadLane, "lane name is empty"},
 		{"slash in lane", human("a/b", "x", "hi"), ob.ErrBadLane, `character '/' is not allowed`},
 		{"space in lane", human("a b", "x", "hi"), ob.ErrBadLane, "not allowed"},

@@ -21,16 +21,16 @@ func (a *app) statusCmd() *cobra.Command {
 			return nil, "", err
 		}
 		return st, table(func(w io.Writer) {
-			fmt.Fprintf(w, "daemon\t%s, pid %d, up %s\n", st.Version, st.PID, time.Since(st.Started).Round(time.Second))
+			fmt.Fprintf(w, "daemon\t%s, pid %d, up %s\n", st.Version, st.PID, approx(time.Since(st.Started)))
 			fmt.Fprintf(w, "store\t%s\n", st.StoreDir)
 			fmt.Fprintf(w, "socket\t%s\n", st.Socket)
 			fmt.Fprintf(w, "pending\t%d deadlines%s\n", st.Pending, byKind(st.ByKind))
 			if st.NextDue != nil {
-				fmt.Fprintf(w, "next due\t%s (in %s)\n", st.NextDue.Local().Format(time.DateTime), time.Until(*st.NextDue).Round(time.Millisecond))
+				fmt.Fprintf(w, "next due\t%s (in %s)\n", st.NextDue.Local().Format(time.DateTime), until(*st.NextDue))
 			} else {
 				fmt.Fprintf(w, "next due\tnothing pending: the daemon sleeps\n")
 			}
-			fmt.Fprintf(w, "fired\t%d deadlines, %d runs %v, %d waiting\n", st.Fired, st.Runs, st.Outcomes, st.Waiting)
+			fmt.Fprintf(w, "fired\t%d deadlines, %d runs (%s), %d waiting\n", st.Fired, st.Runs, tally(st.Outcomes), st.Waiting)
 			fmt.Fprintf(w, "alerts\t%d since start\n", st.Alerts)
 			if st.LastAlert != nil {
 				fmt.Fprintf(w, "last alert\t%s %s: %s\n", st.LastAlert.Code, st.LastAlert.Key, st.LastAlert.Message)
@@ -72,7 +72,7 @@ func (a *app) deadlinesCmd() *cobra.Command {
 		return ds, table(func(w io.Writer) {
 			fmt.Fprintln(w, "KEY\tKIND\tDUE\tIN")
 			for _, d := range ds {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Key, d.Kind, d.At.Local().Format("2006-01-02 15:04:05.000"), time.Until(d.At).Round(time.Millisecond))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Key, d.Kind, d.At.Local().Format("2006-01-02 15:04:05.000"), until(d.At))
 			}
 		}), nil
 	})
@@ -117,7 +117,7 @@ NAME may not hold '/', '..' or control characters.`,
 			return nil, "", err
 		}
 		due := func() string {
-			return fmt.Sprintf("%s (in %s)", res.At.Local().Format("2006-01-02 15:04:05.000"), time.Until(*res.At).Round(time.Millisecond))
+			return fmt.Sprintf("%s (in %s)", res.At.Local().Format("2006-01-02 15:04:05.000"), until(*res.At))
 		}
 		switch {
 		case res.Pending && res.Requested != nil && res.At.Before(*res.Requested):

@@ -63,7 +63,7 @@ default.`,
 
 // daemonConfig is the config in force in the daemon, and its reload state.
 func (a *app) daemonConfig(cmd *cobra.Command) (any, string, error) {
-	c, err := a.lenientClient(cmd)
+	c, err := a.client(cmd)
 	if err != nil {
 		return nil, "", err
 	}
@@ -76,32 +76,15 @@ func (a *app) daemonConfig(cmd *cobra.Command) (any, string, error) {
 	st := view.Reload
 	switch {
 	case st.Off != "":
-		fmt.Fprintf(&b, "\nlive reload is off: %s\n", st.Off)
+		fmt.Fprintf(&b, "\nlive reload is off: %s\n", api.Plain(st.Off))
 	default:
 		fmt.Fprintf(&b, "\nlive reload watches %s (%d changes applied)\n", st.File, st.Reloads)
 	}
 	if st.LastError != "" {
 		fmt.Fprintf(&b, "last change rejected at %s; the previous config stays in force:\n%s\n",
-			st.LastErrorAt.Local().Format("2006-01-02 15:04:05"), st.LastError)
+			st.LastErrorAt.Local().Format("2006-01-02 15:04:05"), api.Plain(st.LastError))
 	}
 	return view, b.String(), nil
-}
-
-// lenientClient is a client for the configured socket even when the config
-// does not validate: the daemon keeps running on its previous config, and
-// showing it is how to see why an edit was rejected. The problem is
-// reported on stderr.
-func (a *app) lenientClient(cmd *cobra.Command) (*api.Client, error) {
-	cfg, eff, err := a.config(cmd)
-	if err == nil {
-		return api.NewClient(cfg.Engine.SocketPath), nil
-	}
-	en, ok := eff.Lookup("engine.socket_path")
-	if !ok || en.Value == "" {
-		return nil, err
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "wakewheel: the local config does not validate (the daemon keeps its previous one):\n%v\n\n", err)
-	return api.NewClient(en.Value), nil
 }
 
 func entriesText(entries []ConfigEntry) string {

@@ -94,11 +94,8 @@ func checkConfig(eff *configs.Effective, err error) finding {
 		f.Fix = "correct the value named above; `wakewheel config show` lists every value and its source"
 		return f
 	}
-	for _, en := range eff.Entries() {
-		if path, ok := strings.CutPrefix(en.Source, "file "); ok {
-			f.Detail = "valid: " + path
-			break
-		}
+	if path := eff.File(); path != "" {
+		f.Detail = "valid: " + path
 	}
 	return f
 }

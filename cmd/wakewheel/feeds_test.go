@@ -27,7 +27,7 @@ func TestConfigRootFeedsSubscribedLane(t *testing.T) {
 	defer d.stop(t)
 
 	out, err := h.run("roots", "--json")
-	if err != nil || !strings.Contains(out, `"reconcile_quiet": 120000000000`) || !strings.Contains(out, `"armed": true`) {
+	if err != nil || !strings.Contains(out, `"reconcile_quiet": "2m0s"`) || !strings.Contains(out, `"armed": true`) {
 		t.Fatalf("roots --json: the config's root, armed, with its own 2m quiet window: %v\n%s", err, out)
 	}
 	time.Sleep(500 * time.Millisecond) // the root's first detection inventories it

@@ -271,8 +271,16 @@ func (r *reloader) callHook(h namedHook, old, cur configs.Config) {
 	h.fn(old, cur)
 }
 
-// reject records an invalid change; the config in force stays.
+// reject records an invalid change; the config in force stays. A nil err
+// is a file fixed back to the config in force: the rejection is over.
 func (r *reloader) reject(err error) {
+	if err == nil {
+		r.mu.Lock()
+		r.state.LastError, r.state.LastErrorAt = "", nil
+		r.mu.Unlock()
+		r.d.log.Info().Msg("the config file is valid again; the config in force is unchanged")
+		return
+	}
 	now := r.d.clock.Now()
 	r.mu.Lock()
 	r.state.LastError, r.state.LastErrorAt = err.Error(), &now

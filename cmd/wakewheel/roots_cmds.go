@@ -160,6 +160,10 @@ func (a *app) rootsCmd() *cobra.Command {
 		if err != nil {
 			return nil, "", err
 		}
+		if len(sts) == 0 && path != "" {
+			return nil, "", exitError{code: api.ExitRejected, err: fmt.Errorf(
+				"%s is not a root: `wakewheel roots` lists the roots, `wakewheel watch %s` registers it", path, path)}
+		}
 		if len(sts) == 0 {
 			return sts, "no roots; register one with `wakewheel watch PATH`\n", nil
 		}
@@ -207,6 +211,9 @@ func rootText(st roots.Status) string {
 		if st.Candidate {
 			fmt.Fprintf(w, "candidate\tyes: reconcile skips it\n")
 		}
+		win := st.Windows
+		fmt.Fprintf(w, "windows\tburst %s of silence (cap %s), reconcile after %s quiet (cap %s), %d paths per drain\n",
+			approx(win.BurstSilence), approx(win.BurstCap), approx(win.ReconcileQuiet), approx(win.ReconcileCap), win.DrainBudget)
 		fmt.Fprintf(w, "backlog\t%d paths (%d in flight)\n", st.Backlog, st.InFlight)
 		if st.Running != "" {
 			fmt.Fprintf(w, "running\t%s since %s\n", st.Running, st.RunningSince.Local().Format(time.TimeOnly))
@@ -221,7 +228,7 @@ func rootText(st roots.Status) string {
 			fmt.Fprintf(w, "last reconcile\t%s: %s\n", st.LastReconcile.Local().Format(time.DateTime), st.LastReconcileResult)
 		}
 		for _, d := range st.Next {
-			fmt.Fprintf(w, "next %s\t%s (in %s)\n", d.Kind, d.At.Local().Format("15:04:05.000"), time.Until(d.At).Round(time.Millisecond))
+			fmt.Fprintf(w, "next %s\t%s (in %s)\n", d.Kind, d.At.Local().Format("15:04:05.000"), until(d.At))
 		}
 		if st.LastError != "" {
 			fmt.Fprintf(w, "last error\t%s\n", st.LastError)
@@ -267,7 +274,7 @@ root's reconcile yield until the lease is released or expires.
 			return ls, table(func(w io.Writer) {
 				fmt.Fprintln(w, "NAME\tEXPIRES\tIN")
 				for _, l := range ls {
-					fmt.Fprintf(w, "%s\t%s\t%s\n", l.Name, l.Expires.Local().Format(time.DateTime), time.Until(l.Expires).Round(time.Second))
+					fmt.Fprintf(w, "%s\t%s\t%s\n", l.Name, l.Expires.Local().Format(time.DateTime), until(l.Expires))
 				}
 			}), nil
 		}
@@ -297,7 +304,7 @@ root's reconcile yield until the lease is released or expires.
 		if err != nil {
 			return nil, "", err
 		}
-		return l, fmt.Sprintf("lease %s held until %s (in %s)\n", l.Name, l.Expires.Local().Format(time.DateTime), time.Until(l.Expires).Round(time.Second)), nil
+		return l, fmt.Sprintf("lease %s held until %s (in %s)\n", l.Name, l.Expires.Local().Format(time.DateTime), until(l.Expires)), nil
 	})
 	cmd.Flags().DurationVar(&ttl, "ttl", 5*time.Minute, "time to live (acquire, renew)")
 	return cmd

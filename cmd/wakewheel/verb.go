@@ -73,13 +73,34 @@ func (a *app) newVerb(cmd *cobra.Command, needsClient bool, run verbFunc) *cobra
 	return cmd
 }
 
-// client returns an API client for the configured socket.
+// client returns an API client for the configured socket. A client needs
+// the socket's path, not a valid config: with a problem elsewhere in the
+// config (a typo the running daemon rejected, say) it warns on the
+// command's error output and carries on.
 func (a *app) client(cmd *cobra.Command) (*api.Client, error) {
-	cfg, _, err := a.config(cmd)
+	socket, problem, err := a.socketPath(cmd)
 	if err != nil {
 		return nil, err
 	}
-	return api.NewClient(cfg.Engine.SocketPath), nil
+	if problem != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "wakewheel: warning: the config has a problem (a running daemon keeps its previous config):\n%s\n",
+			api.Plain(problem.Error()))
+	}
+	return api.NewClient(socket), nil
+}
+
+// socketPath is the configured socket, and the config's problem when it
+// does not validate; err when even the socket's path does not resolve.
+func (a *app) socketPath(cmd *cobra.Command) (socket string, problem, err error) {
+	cfg, eff, err := a.config(cmd)
+	if err == nil {
+		return cfg.Engine.SocketPath, nil, nil
+	}
+	en, ok := eff.Lookup("engine.socket_path")
+	if !ok || en.Value == "" || strings.Contains(err.Error(), "engine.socket_path") {
+		return "", nil, err
+	}
+	return en.Value, err, nil
 }
 
 // exitError carries a specific exit status.
@@ -92,18 +113,93 @@ func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
 
 // execute runs the command line and returns the process's exit status; an
-// error is printed to the command's own error output.
+// error is printed to the command's own error output. A command line the
+// verb cannot take (a missing argument, an unknown or malformed flag) is
+// exit status 2 and shows the verb's usage line.
 func execute(root *cobra.Command) int {
-	err := root.Execute()
+	markRuns(root)
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(root.ErrOrStderr(), "wakewheel:", err)
+	msg := api.Plain(err.Error())
+	var ran ranError
+	if !errors.As(err, &ran) && cmd != nil {
+		fmt.Fprintf(root.ErrOrStderr(), "wakewheel: %s\nusage: %s\n(see `%s --help`)\n", msg, cmd.UseLine(), cmd.CommandPath())
+		return exitUsage
+	}
+	fmt.Fprintln(root.ErrOrStderr(), "wakewheel:", msg)
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
 	return 1
+}
+
+// exitUsage is the exit status of a command line the verb cannot take.
+const exitUsage = 2
+
+// ranError marks an error a verb's own run returned; any other error of
+// Execute is about the command line.
+type ranError struct{ err error }
+
+func (e ranError) Error() string { return e.err.Error() }
+func (e ranError) Unwrap() error { return e.err }
+
+// markRuns wraps the run of every command so its errors are told apart
+// from the command line's.
+func markRuns(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := run(cmd, args); err != nil {
+				return ranError{err}
+			}
+			return nil
+		}
+	}
+	c.SetFlagErrorFunc(flagError)
+	for _, sub := range c.Commands() {
+		markRuns(sub)
+	}
+}
+
+// flagError says what a malformed flag value should look like, instead of
+// the parser's words (strconv.ParseUint: parsing "-1": invalid syntax).
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	const pre = "invalid argument "
+	if !strings.HasPrefix(msg, pre) {
+		return err
+	}
+	// invalid argument "V" for "--name" flag: detail
+	rest := strings.TrimPrefix(msg, pre)
+	value, rest, ok1 := strings.Cut(rest, " for ")
+	flag, _, ok2 := strings.Cut(rest, " flag: ")
+	if !ok1 || !ok2 {
+		return err
+	}
+	name := strings.TrimLeft(strings.Trim(flag, `"`), "-")
+	if i := strings.Index(name, ", --"); i >= 0 { // "-x, --name"
+		name = name[i+4:]
+	}
+	want := "a valid value"
+	if f := cmd.Flags().Lookup(name); f != nil {
+		switch f.Value.Type() {
+		case "uint", "uint64", "uint32":
+			want = "a whole number, 0 or more"
+		case "int", "int64", "int32":
+			want = "a whole number"
+		case "duration":
+			want = "a duration like 90s, 5m or 1h30m"
+		case "bool":
+			want = "true or false"
+		case "float64":
+			want = "a number"
+		default:
+			return err // the flag's own parser said what was wrong
+		}
+	}
+	return fmt.Errorf("--%s %s: want %s", name, value, want)
 }
 
 func printJSON(w io.Writer, v any) error {

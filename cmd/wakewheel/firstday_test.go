@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wakewheel/wakewheel/api"
+)
+
+// Tests of a new user's first day: each one is a rough edge found by
+// following the README as a newcomer, through the real binary (or the
+// real MCP adapter).
+
+// status names the earliest pending deadline as next due, in the CLI and in
+// MCP: a reminder 3 minutes out is due in 3 minutes, not at the wheel's
+// next slot boundary ("in 10s").
+func TestStatusNextDueIsTheEarliestDeadline(t *testing.T) {
+	h := newHome(t)
+	d := h.start()
+	defer d.stop(t)
+	before := time.Now()
+	if out, err := h.run("remind", "tea", "--in", "3m"); err != nil {
+		t.Fatalf("remind: %v\n%s", err, out)
+	}
+	out, err := h.run("status", "--json")
+	if err != nil {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	var st api.Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	want := before.Add(3 * time.Minute)
+	if st.NextDue == nil || st.NextDue.Before(want.Add(-time.Second)) || st.NextDue.After(time.Now().Add(3*time.Minute+time.Second)) {
+		t.Fatalf("status next_due %v, want the reminder's due time, about %v", st.NextDue, want)
+	}
+	text, err := h.run("status")
+	if err != nil || !strings.Contains(text, "(in 2m5") && !strings.Contains(text, "(in 3m0s)") {
+		t.Errorf("status text does not say the next deadline is due in about 3m:\n%s", text)
+	}
+
+	cs, _ := h.mcpSession(t)
+	var mst api.Status
+	structured(t, "status", callTool(t, cs, "status", map[string]any{}), &mst)
+	if mst.NextDue == nil || !mst.NextDue.Equal(*st.NextDue) {
+		t.Errorf("MCP status next_due %v, want %v", mst.NextDue, st.NextDue)
+	}
+}
+
+// A typo in the config file locks out no client and no agent: the running
+// daemon rejects the edit, and status, deadlines, config show --daemon and
+// the MCP adapter still reach it, each naming the problem; with the daemon
+// down, the adapter starts and its tool errors name the problem too.
+func TestAConfigTypoLocksOutNoClient(t *testing.T) {
+	h := newHome(t)
+	h.writeConfig(t, "log:\n  level: info\n")
+	d := h.start()
+	h.writeConfig(t, "detect:\n  burst_silence: 5ms\n")
+	eventually(t, "the daemon to reject the edit", func() bool { return h.daemonConfig(t).Reload.LastError != "" })
+
+	for _, args := range [][]string{{"status"}, {"deadlines"}, {"config", "show", "--daemon"}, {"lanes"}} {
+		out, err := h.run(args...)
+		if err != nil || !strings.Contains(out, "detect.burst_silence") || !strings.Contains(out, "warning") && args[0] != "config" {
+			t.Errorf("%v with a typo in the file: %v\n%s", args, err, out)
+		}
+	}
+	cs, _ := h.mcpSession(t)
+	if res := callTool(t, cs, "status", map[string]any{}); res.IsError {
+		t.Errorf("MCP status through the running daemon: %s", resultText(res))
+	}
+	d.stop(t)
+	res := callTool(t, cs, "deadlines", map[string]any{})
+	if !res.IsError || !strings.Contains(resultText(res), "detect.burst_silence") {
+		t.Errorf("MCP deadlines with the daemon down and a typo: the error should name the config problem: %s", resultText(res))
+	}
+}
+
+// Go's internals never reach a user: outcome counts in words, flag values
+// explained, setting names instead of field names, package prefixes gone,
+// durations rounded in text and strings in JSON, a path that is not a root
+// said so, usage shown on an argument error; unwatch has --json.
+func TestNoGoInternalsReachAUser(t *testing.T) {
+	h := newHome(t)
+	d := h.start()
+	defer d.stop(t)
+	repo := t.TempDir()
+	gitT(t, repo, "init", "-q")
+	for _, step := range []struct {
+		args  []string
+		code  int
+		says  []string
+		never []string
+	}{
+		{[]string{"remind", "r", "--in", "1ms"}, 0, nil, nil},
+		{[]string{"status"}, 0, []string{"runs ("}, []string{"map["}},
+		{[]string{"ack", "--lane", "x", "--upto", "-1"}, 2, []string{"--upto", "whole number", "usage: wakewheel ack"}, []string{"strconv", "ParseUint"}},
+		{[]string{"remind"}, 2, []string{"usage: wakewheel remind NAME"}, nil},
+		{[]string{"post", "--lane", "big", "--class", "human", "--create", strings.Repeat("x", 70000)}, 2, []string{"obligations.max_body"}, []string{"MaxBody", "obligations: "}},
+		{[]string{"watch", "/no/such/dir"}, 2, []string{"/no/such/dir"}, []string{"roots: "}},
+		{[]string{"roots", t.TempDir()}, 2, []string{"is not a root"}, []string{"no roots"}},
+		{[]string{"lease", "acquire", "job", "--ttl", "10m", "--json"}, 0, []string{`"ttl": "10m0s"`}, []string{"ttl_ns"}},
+		{[]string{"lease", "list"}, 0, []string{"job"}, []string{"s.", ".4", ".5", ".6", ".7", ".8", ".9"}}, // "9m59s", never "9m59.427605038s"
+		{[]string{"watch", repo, "--json"}, 0, []string{`"reconcile_quiet": "45s"`, `"burst_silence": "500ms"`}, []string{"000000000"}},
+		{[]string{"unwatch", repo, "--json"}, 0, []string{`"removed": true`}, nil},
+	} {
+		out, err := h.run(step.args...)
+		if got := exitCode(err); got != step.code {
+			t.Errorf("%v: exit %d, want %d\n%s", head(step.args), got, step.code, out)
+		}
+		for _, s := range step.says {
+			if !strings.Contains(out, s) {
+				t.Errorf("%v does not say %q:\n%s", head(step.args), s, out)
+			}
+		}
+		for _, s := range step.never {
+			text := out
+			if step.args[0] == "lease" { // only the last column: how long until it expires
+				fields := strings.Fields(out)
+				text = fields[len(fields)-1]
+			}
+			if strings.Contains(text, s) {
+				t.Errorf("%v says %q:\n%s", head(step.args), s, out)
+			}
+		}
+	}
+}
+
+// Lane names in the config file keep their case: lanes.Reviewer's wake
+// hook runs for lane Reviewer (viper folds keys; the names of the lanes
+// table are read again as written).
+func TestLaneNamesInTheFileKeepTheirCase(t *testing.T) {
+	h := newHome(t)
+	marker := filepath.Join(t.TempDir(), "woken")
+	h.writeConfig(t, "lanes:\n  Reviewer:\n    wake_hook: echo \"$WAKEWHEEL_LANE\" >> "+marker+"\n")
+	d := h.start()
+	defer d.stop(t)
+	if out, err := h.run("post", "--lane", "Reviewer", "--class", "human", "--create", "please look"); err != nil {
+		t.Fatalf("post: %v\n%s", err, out)
+	}
+	eventually(t, "the wake hook of lane Reviewer to run", func() bool {
+		b, _ := os.ReadFile(marker)
+		return strings.TrimSpace(string(b)) == "Reviewer"
+	})
+	dup := filepath.Join(t.TempDir(), "dup.yaml")
+	os.WriteFile(dup, []byte("lanes:\n  Rev:\n    wake_hook: \"true\"\n  rev:\n    wake_hook: \"true\"\n"), 0o600)
+	if out, err := h.run("config", "show", "--config", dup); err == nil || !strings.Contains(out, "differ only in case") {
+		t.Errorf("two lanes differing only in case: %v\n%s", err, out)
+	}
+}
+
+// Smaller edges: doctor names a config file that holds only tables;
+// config show --daemon forgets a rejected edit once the file is put back;
+// roots shows each root's effective windows.
+func TestSmallFirstDayEdges(t *testing.T) {
+	h := newHome(t)
+	good := "lanes:\n  dev:\n    wake_hook: \"true\"\n"
+	h.writeConfig(t, good)
+	fs, _ := h.doctorJSON(t)
+	wantFinding(t, fs, "config", levelOK, "valid: "+filepath.Join(h.dir, "config", "wakewheel", "config.yaml"))
+
+	d := h.start()
+	defer d.stop(t)
+	h.writeConfig(t, good+"detect:\n  burst_silence: 5ms\n")
+	eventually(t, "the daemon to reject the edit", func() bool { return h.daemonConfig(t).Reload.LastError != "" })
+	h.writeConfig(t, good)
+	eventually(t, "the rejection to be forgotten once the file is fixed", func() bool { return h.daemonConfig(t).Reload.LastError == "" })
+	if out, _ := h.run("config", "show", "--daemon"); strings.Contains(out, "rejected") || strings.Contains(out, "config: config:") {
+		t.Errorf("config show --daemon after the fix:\n%s", out)
+	}
+
+	repo := t.TempDir()
+	gitT(t, repo, "init", "-q")
+	out, err := h.run("watch", repo)
+	if err != nil || !strings.Contains(out, "burst 500ms of silence (cap 5s), reconcile after 45s quiet (cap 10m0s), 32 paths per drain") {
+		t.Errorf("watch does not show the root's effective windows: %v\n%s", err, out)
+	}
+}
