@@ -22,12 +22,14 @@ import (
 // error no row matches is internal (500, exit 1) and is logged.
 //
 // Exit statuses: 2 for a request the daemon rejected (the caller's input,
-// a name it does not know, a lease someone else holds); 1 for a failure the
-// caller cannot fix by changing the request (the daemon stopping, a
-// timeout, an internal error, no daemon at all).
+// a name it does not know, a lease someone else holds); 75 (EX_TEMPFAIL)
+// for a daemon that is stopping (call again once it is back); 1 for any
+// other failure the caller cannot fix by changing the request (a timeout,
+// an internal error, no daemon at all).
 const (
 	ExitFailure  = 1
 	ExitRejected = 2
+	ExitStopping = 75
 )
 
 type errorRow struct {
@@ -35,44 +37,46 @@ type errorRow struct {
 	status int
 	code   string
 	msg    string // when set, answered instead of the error's own text
+	exit   int    // when set, the exit status; else by the status's class
 }
 
 var errorTable = []errorRow{
-	{errBadRequest, http.StatusBadRequest, "bad_request", ""},
-	{deadlines.ErrBadKey, http.StatusBadRequest, "bad_request", ""},
-	{deadlines.ErrBadWindow, http.StatusBadRequest, "bad_request", ""},
-	{deadlines.ErrBadMutation, http.StatusBadRequest, "bad_request", ""},
-	{scheduler.ErrUnknownKind, http.StatusBadRequest, "bad_request", ""},
-	{roots.ErrBadPath, http.StatusBadRequest, "bad_request", ""},
-	{roots.ErrBadSkip, http.StatusBadRequest, "bad_request", ""},
-	{roots.ErrBadLease, http.StatusBadRequest, "bad_request", ""},
-	{lanerun.ErrBadReport, http.StatusBadRequest, "bad_request", ""},
-	{errTooLarge, http.StatusRequestEntityTooLarge, "too_large", ""},
-	{errNotFound, http.StatusNotFound, "not_found", ""},
-	{roots.ErrUnknownRoot, http.StatusNotFound, "not_found", ""},
-	{roots.ErrNoLease, http.StatusNotFound, "not_held", ""},
-	{roots.ErrLeaseHeld, http.StatusConflict, "lease_held", ""},
-	{roots.ErrDisarmed, http.StatusConflict, "disarmed", ""},
-	{roots.ErrBadCommand, http.StatusBadRequest, "bad_command", ""},
-	{roots.ErrOperators, http.StatusForbidden, "operators_root", ""},
-	{ob.ErrUnknownLane, http.StatusNotFound, "unknown_lane", ""},
-	{ob.ErrUnknownClass, http.StatusBadRequest, "unknown_class", ""},
-	{ob.ErrNoLocator, http.StatusBadRequest, "missing_locator", ""},
-	{ob.ErrBodyTooLarge, http.StatusRequestEntityTooLarge, "body_too_large", ""},
-	{ob.ErrBadLane, http.StatusBadRequest, "bad_lane", ""},
-	{ob.ErrBadID, http.StatusBadRequest, "bad_id", ""},
-	{ob.ErrBadBody, http.StatusBadRequest, "bad_body", ""},
-	{ob.ErrBadField, http.StatusBadRequest, "bad_field", ""},
-	{ob.ErrAckPastReceived, http.StatusConflict, "ack_past_received", ""},
-	{ob.ErrBadCheckpoint, http.StatusConflict, "bad_checkpoint", ""},
-	{ob.ErrTooManyLanes, http.StatusConflict, "too_many_lanes", ""},
-	{ob.ErrLaneBusy, http.StatusConflict, "lane_busy", ""},
+	{errBadRequest, http.StatusBadRequest, "bad_request", "", 0},
+	{deadlines.ErrBadKey, http.StatusBadRequest, "bad_request", "", 0},
+	{deadlines.ErrBadWindow, http.StatusBadRequest, "bad_request", "", 0},
+	{deadlines.ErrBadMutation, http.StatusBadRequest, "bad_request", "", 0},
+	{scheduler.ErrUnknownKind, http.StatusBadRequest, "bad_request", "", 0},
+	{roots.ErrBadPath, http.StatusBadRequest, "bad_request", "", 0},
+	{roots.ErrBadSkip, http.StatusBadRequest, "bad_request", "", 0},
+	{roots.ErrBadLease, http.StatusBadRequest, "bad_request", "", 0},
+	{lanerun.ErrBadReport, http.StatusBadRequest, "bad_request", "", 0},
+	{errTooLarge, http.StatusRequestEntityTooLarge, "too_large", "", 0},
+	{errNotFound, http.StatusNotFound, "not_found", "", 0},
+	{roots.ErrUnknownRoot, http.StatusNotFound, "not_found", "", 0},
+	{roots.ErrNoLease, http.StatusNotFound, "not_held", "", 0},
+	{roots.ErrLeaseHeld, http.StatusConflict, "lease_held", "", 0},
+	{roots.ErrDisarmed, http.StatusConflict, "disarmed", "", 0},
+	{roots.ErrBadCommand, http.StatusBadRequest, "bad_command", "", 0},
+	{roots.ErrOperators, http.StatusForbidden, "operators_root", "", 0},
+	{ob.ErrUnknownLane, http.StatusNotFound, "unknown_lane", "", 0},
+	{ob.ErrUnknownClass, http.StatusBadRequest, "unknown_class", "", 0},
+	{ob.ErrNoLocator, http.StatusBadRequest, "missing_locator", "", 0},
+	{ob.ErrBodyTooLarge, http.StatusRequestEntityTooLarge, "body_too_large", "", 0},
+	{ob.ErrBadLane, http.StatusBadRequest, "bad_lane", "", 0},
+	{ob.ErrBadID, http.StatusBadRequest, "bad_id", "", 0},
+	{ob.ErrBadBody, http.StatusBadRequest, "bad_body", "", 0},
+	{ob.ErrBadField, http.StatusBadRequest, "bad_field", "", 0},
+	{ob.ErrAckPastReceived, http.StatusConflict, "ack_past_received", "", 0},
+	{ob.ErrBadCheckpoint, http.StatusConflict, "bad_checkpoint", "", 0},
+	{ob.ErrTooManyLanes, http.StatusConflict, "too_many_lanes", "", 0},
+	{ob.ErrLaneBusy, http.StatusConflict, "lane_busy", "", 0},
 	// A fleet member's routing (a lane homed on another host).
-	{fleet.ErrHomedElsewhere, http.StatusConflict, "lane_homed_elsewhere", ""},
-	{fleet.ErrOutboxFull, http.StatusServiceUnavailable, "outbox_full", ""},
-	{fleet.ErrUnreachable, http.StatusServiceUnavailable, "fleet_unreachable", ""},
-	{scheduler.ErrStopped, http.StatusServiceUnavailable, "stopping", "the daemon is shutting down"},
-	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "the request timed out"},
+	{fleet.ErrHomedElsewhere, http.StatusConflict, "lane_homed_elsewhere", "", 0},
+	{fleet.ErrOutboxFull, http.StatusServiceUnavailable, "outbox_full", "", 0},
+	{fleet.ErrUnreachable, http.StatusServiceUnavailable, "fleet_unreachable", "", 0},
+	{errStopping, http.StatusServiceUnavailable, "stopping", "the daemon is stopping: call again once it is back", ExitStopping},
+	{scheduler.ErrStopped, http.StatusServiceUnavailable, "stopping", "the daemon is shutting down", ExitStopping},
+	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "the request timed out", 0},
 }
 
 // codeInternal answers an error no row matches.
@@ -83,6 +87,7 @@ var (
 	errBadRequest = errors.New("api: bad request")
 	errTooLarge   = errors.New("api: request too large")
 	errNotFound   = errors.New("api: not found")
+	errStopping   = errors.New("api: the daemon is stopping")
 )
 
 // apiError is an error of the API's own making: kind is its row's
@@ -147,7 +152,10 @@ var exitByCode = func() map[string]int {
 	m := map[string]int{codeInternal: ExitFailure}
 	for _, row := range errorTable {
 		exit := ExitFailure
-		if row.status/100 == 4 {
+		switch {
+		case row.exit != 0:
+			exit = row.exit
+		case row.status/100 == 4:
 			exit = ExitRejected
 		}
 		m[row.code] = exit

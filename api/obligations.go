@@ -126,7 +126,7 @@ type LedgerPage struct {
 // flag or tool argument: each adapter adds the hint in its caller's terms.
 // A rejected request stores nothing.
 func RegisterObligations(s *Server, svc Obligations) {
-	h := obligationRoutes{svc}
+	h := obligationRoutes{svc: svc, srv: s}
 	s.Handle("POST /v1/obligations", "post", h.post)
 	s.Handle("GET /v1/lanes", "lanes", h.lanes)
 	s.Handle("POST /v1/lanes", "lanes", h.open)
@@ -139,7 +139,10 @@ func RegisterObligations(s *Server, svc Obligations) {
 	s.HandleListing("GET /v1/ledger", "ledger", h.ledger)
 }
 
-type obligationRoutes struct{ svc Obligations }
+type obligationRoutes struct {
+	svc Obligations
+	srv *Server // its shutdown ends the long polls
+}
 
 func (h obligationRoutes) post(w http.ResponseWriter, r *http.Request) error {
 	var req PostRequest
@@ -217,7 +220,12 @@ func (h obligationRoutes) wait(w http.ResponseWriter, r *http.Request) error {
 		}
 		timeout = min(d, MaxWait)
 	}
-	d, woke, err := h.svc.Wait(r.Context(), r.PathValue("lane"), q.Get("who"), q.Get("after"), timeout)
+	ctx, cancel, stopped := h.srv.untilStopping(r.Context())
+	defer cancel()
+	d, woke, err := h.svc.Wait(ctx, r.PathValue("lane"), q.Get("who"), q.Get("after"), timeout)
+	if err != nil && stopped() {
+		return errStopping
+	}
 	if err != nil {
 		return err
 	}

@@ -58,11 +58,15 @@ type Server struct {
 	// OnRequest, when set, is called for every request (traffic). It must
 	// not block and its failure never fails the request.
 	OnRequest func(verb string)
+	// stopping ends when Shutdown begins: long polls answer at once.
+	stopping context.Context
+	stop     context.CancelFunc
 }
 
 // NewServer returns a server over runner and records.
 func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog.Logger) *Server {
 	s := &Server{runner: runner, records: records, info: info, log: log, mux: http.NewServeMux(), listings: newListingGate()}
+	s.stopping, s.stop = context.WithCancel(context.Background())
 	s.http = &http.Server{
 		Handler:           s.mux,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -135,8 +139,21 @@ func (s *Server) Serve(path string) error {
 // Handler is the server's http.Handler (for in-process tests).
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Shutdown stops accepting and waits for requests in flight.
-func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+// Shutdown stops accepting and waits for requests in flight. First it
+// wakes every long poll (a waiting agent): each answers "stopping" at
+// once, so shutdown is not held for the length of a wait.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stop()
+	return s.http.Shutdown(ctx)
+}
+
+// untilStopping is ctx, ended also when Shutdown begins; stopped reports
+// whether that is why it ended.
+func (s *Server) untilStopping(ctx context.Context) (c context.Context, cancel context.CancelFunc, stopped func() bool) {
+	c, cancelCause := context.WithCancelCause(ctx)
+	release := context.AfterFunc(s.stopping, func() { cancelCause(errStopping) })
+	return c, func() { release(); cancelCause(nil) }, func() bool { return context.Cause(c) == errStopping }
+}
 
 // ListenUnix creates the socket with mode 0600 in a private directory: a
 // missing one is created 0700; one that is another user's, or that group or

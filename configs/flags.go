@@ -4,8 +4,9 @@ import "github.com/spf13/pflag"
 
 // AddFlags registers one flag per setting on fs, named after the key:
 // --engine.tick, --detect.burst_silence, --metrics.allow_remote. The usage
-// line is the setting's reason, its allowed values and its environment
-// variable; the default shown is the registered one.
+// line says what the setting means, then the reason for its default, its
+// allowed values and its environment variable; the default shown is the
+// registered one.
 //
 // The flags hold text and do not parse it: Load does, so a bad flag value
 // is reported like a bad file or environment value, naming key, value and
@@ -20,7 +21,7 @@ func AddFlags(fs *pflag.FlagSet) {
 		if s.Derived() {
 			def = "" // described in the usage instead of shown as a value
 		}
-		usage := s.Reason
+		usage := s.Means() + "; why the default: " + s.Reason
 		if s.Derived() {
 			usage += "; default " + s.Default
 		}

@@ -27,6 +27,9 @@ func TestRegistryIsConsistent(t *testing.T) {
 		if s.Reason == "" || strings.ContainsAny(s.Reason, "`|\n") {
 			t.Errorf("%s: reason must be one plain line", s.Key)
 		}
+		if s.Means() == "" || strings.ContainsAny(s.Means(), "`|\n") {
+			t.Errorf("%s: say what the setting means in one plain line (configs/meanings.go)", s.Key)
+		}
 		var c Config
 		ptr := s.field(&c)
 		if other, dup := fields[ptr]; dup {

@@ -5,6 +5,14 @@
 set -euo pipefail
 bin=${1:-bin/wakewheel}
 
+# A daemon already running is left alone: say so, and touch nothing.
+if running=$("$bin" status 2>/dev/null); then
+  echo "wakewheel: a daemon is already running; make run leaves it alone:" >&2
+  echo "$running" | grep -E '^(daemon|store|socket) ' >&2
+  echo "stop it first (Ctrl-C in its terminal, or systemctl --user stop wakewheel), or use it: $bin status" >&2
+  exit 1
+fi
+
 "$bin" daemon &
 daemon=$!
 trap 'kill -INT $daemon 2>/dev/null; wait $daemon; exit 0' INT TERM

@@ -20,7 +20,7 @@ import (
 )
 
 func (a *app) daemonCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the engine: the store, the timing wheel, the worker and the socket API",
 		Long: `Run the engine in the foreground until SIGTERM or SIGINT.
@@ -28,7 +28,10 @@ func (a *app) daemonCmd() *cobra.Command {
 With no configuration it keeps its store under $XDG_STATE_HOME/wakewheel
 (~/.local/state/wakewheel) and listens on a unix socket (mode 0600) that the
 other verbs use. On SIGTERM or SIGINT it stops accepting requests, lets the
-running action finish or cancels it, flushes the store and exits 0.`,
+running action finish or cancels it, flushes the store and exits 0.
+
+Every setting is a flag below, an environment variable (WAKEWHEEL_KEY) or a
+key of the config file: 'wakewheel help settings' says what each means.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := a.loadOptions(cmd)
@@ -42,6 +45,10 @@ running action finish or cancels it, flushes the store and exits 0.`,
 			return corruptExit(cfg.Engine.StoreDir, runDaemon(ctx, cfg, opts, log))
 		},
 	}
+	// The settings are shown here (every other verb has them as hidden
+	// flags; `wakewheel help settings` explains each).
+	configs.AddFlags(cmd.Flags())
+	return cmd
 }
 
 // runDaemon serves until ctx ends, then shuts down in order: API,
@@ -49,6 +56,9 @@ running action finish or cancels it, flushes the store and exits 0.`,
 func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions, log zerolog.Logger) error {
 	d := &daemon{cfg: cfg, loadOpts: opts, log: log, clock: clock.Real{}}
 	started := d.clock.Now()
+	if err := refuseSecondDaemon(ctx, cfg.Engine.SocketPath); err != nil {
+		return err
+	}
 	db, err := openStore(ctx, cfg, log)
 	if err != nil {
 		if errors.Is(err, store.ErrCorrupt) {
@@ -142,6 +152,19 @@ func loadEngine(db *store.DB, opts scheduler.Options, now time.Time) (*scheduler
 
 // reloadGCPercent is GOGC during a reload (see loadEngine).
 const reloadGCPercent = 400
+
+// refuseSecondDaemon fails, before anything is opened, when a daemon
+// already answers on the socket: it says which one, and touches nothing.
+func refuseSecondDaemon(ctx context.Context, socket string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	st, err := api.NewClient(socket).Status(ctx)
+	if err != nil {
+		return nil // no daemon answers (or one that cannot): the store's lock decides
+	}
+	return fmt.Errorf("a daemon is already running on %s (pid %d, store %s): stop it first, or use it (`wakewheel status`)",
+		socket, st.PID, st.StoreDir)
+}
 
 // lockWait bounds how long a starting daemon waits for its store's LOCK.
 const lockWait = 5 * time.Second

@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/configs"
 )
 
 // Tests of a new user's first day: each one is a rough edge found by
@@ -177,5 +179,74 @@ func TestSmallFirstDayEdges(t *testing.T) {
 	out, err := h.run("watch", repo)
 	if err != nil || !strings.Contains(out, "burst 500ms of silence (cap 5s), reconcile after 45s quiet (cap 10m0s), 32 paths per drain") {
 		t.Errorf("watch does not show the root's effective windows: %v\n%s", err, out)
+	}
+}
+
+// A verb's help shows its own flags (post --help fits on a screen); the
+// settings are listed by `wakewheel help settings`, meaning first, and are
+// still flags of the daemon (and, hidden, of every verb).
+func TestVerbHelpShowsItsOwnFlags(t *testing.T) {
+	h := newHome(t)
+	out, err := h.run("post", "--help")
+	if lines := strings.Count(out, "\n"); err != nil || lines > 30 || strings.Contains(out, "--engine.") || strings.Contains(out, "--detect.") {
+		t.Errorf("post --help: %d lines (want at most 30, no settings): %v\n%s", lines, err, out)
+	}
+	out, err = h.run("help", "settings")
+	for _, s := range configs.Registry() {
+		if !strings.Contains(out, "--"+s.Key+" ") || !strings.Contains(out, s.Means()) {
+			t.Errorf("help settings lacks %s or what it means: %v", s.Key, err)
+		}
+	}
+	if i, j := strings.Index(out, "how long a detection waits"), strings.Index(out, "a checkout or rebase holds"); i < 0 || j < i {
+		t.Errorf("help settings: the meaning comes first, the reason after:\n%s", out)
+	}
+	if out, _ := h.run("daemon", "--help"); !strings.Contains(out, "--detect.burst_silence") {
+		t.Errorf("daemon --help does not show the settings:\n%s", out)
+	}
+	if out, err := h.run("status", "--detect.burst_silence=5ms"); err == nil || !strings.Contains(out, "detect.burst_silence") {
+		t.Errorf("a setting given to a verb is still read: %v\n%s", err, out)
+	}
+}
+
+// Stopping with an agent waiting is prompt: the waiter is woken at once
+// with "stopping" (exit 75) and the daemon exits well within the 10 s it
+// used to wait for the long poll. A second daemon, and `make run`'s
+// script, next to a running one say so at once and touch nothing.
+func TestStopWithAWaiterIsPromptAndASecondDaemonTouchesNothing(t *testing.T) {
+	h := newHome(t)
+	d := h.start()
+	if out, err := h.run("daemon"); err == nil || !strings.Contains(out, "already running") {
+		t.Errorf("a second daemon on the same socket: %v\n%s", err, out)
+	}
+	run := exec.Command("../../scripts/run.sh", os.Args[0])
+	run.Env = h.env
+	if out, err := run.CombinedOutput(); err == nil || !strings.Contains(string(out), "already running") {
+		t.Errorf("make run next to a running daemon: %v\n%s", err, out)
+	}
+	if ds, err := h.client().Deadlines(t.Context(), "reminder/"); err != nil || len(ds) != 0 {
+		t.Errorf("make run touched the running daemon: %v %v", ds, err)
+	}
+
+	waiter := h.command("wait", "--lane", "dev", "--open", "--timeout", "60s")
+	var out strings.Builder
+	waiter.Stdout, waiter.Stderr = &out, &out
+	if err := waiter.Start(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the waiter to open its lane", func() bool {
+		ls, err := h.client().Lanes(t.Context())
+		return err == nil && len(ls) == 1
+	})
+	time.Sleep(200 * time.Millisecond) // in its long poll
+	start := time.Now()
+	d.stop(t)
+	took := time.Since(start)
+	err := waiter.Wait()
+	t.Logf("the daemon stopped %v after SIGTERM with a waiter", took.Round(time.Millisecond))
+	if took > 5*time.Second {
+		t.Errorf("stopping with a waiter took %v (want about a second; the long poll used to hold it 10s)", took)
+	}
+	if exitCode(err) != api.ExitStopping || !strings.Contains(out.String(), "stopping") {
+		t.Errorf("the waiter: exit %d, want %d saying the daemon is stopping:\n%s", exitCode(err), api.ExitStopping, out.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/wakewheel/wakewheel/configs"
 )
 
@@ -33,8 +34,16 @@ func newRoot() *cobra.Command {
 	}
 	a.root = root
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "config file (default: $XDG_CONFIG_HOME/wakewheel/config.yaml when it exists)")
+	// Every setting is a flag of every verb (--detect.burst_silence=1s),
+	// hidden from the verbs' help: `wakewheel help settings` lists them,
+	// and `wakewheel daemon --help` shows them where they matter.
 	configs.AddFlags(root.PersistentFlags())
-	root.AddCommand(
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Name != "config" {
+			f.Hidden = true
+		}
+	})
+	root.AddCommand(settingsTopic(),
 		a.daemonCmd(),
 		a.brokerCmd(),
 		a.fleetCmd(),

@@ -106,7 +106,8 @@ func (a *app) waitCmd() *cobra.Command {
 it when done. Unacked work is printed at once, so a restarted agent sees again
 all it has not acked. --after WAKE_ID waits for a newer wake or a re-wake.
 A lane that does not exist is an error (a typo must not create a lane);
---open opens it first. Exit status: 0 woken, 124 timeout, 2 rejected, 1 failure.
+--open opens it first. Exit status: 0 woken, 124 timeout, 2 rejected, 75 the
+daemon is stopping (call again once it is back), 1 failure.
 Wake hooks are the operator's: lanes.<lane>.wake_hook in the config file.`,
 		Args: cobra.NoArgs,
 	}, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {

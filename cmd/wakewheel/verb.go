@@ -16,7 +16,9 @@ import (
 // error, a check that found a problem); 2 rejected (the daemon refused the
 // request: bad input, an unknown lane or root, a lease held by someone
 // else; api.ExitCode reads the API's error table); 3 corrupt store (the
-// daemon, at start); 124 wait timed out (as timeout(1)), for shell loops.
+// daemon, at start); 75 the daemon is stopping (EX_TEMPFAIL: call again
+// once it is back); 124 wait timed out (as timeout(1)), for shell loops.
+// A command line the verb cannot take exits 2 with its usage line.
 const exitWaitTimeout = 124
 
 // verbFunc is a verb's own work: it returns the value to print (nil: print

@@ -1,0 +1,63 @@
+package configs
+
+// meanings say what each setting does, in a user's words: the first thing
+// its flag's help and `wakewheel help settings` show, before the reason for
+// its default (Setting.Reason). Every registered key has one (a test
+// checks it).
+var meanings = map[string]string{
+	"engine.tick":                "how finely the timing wheel measures time",
+	"engine.flush_interval":      "how long written-behind deadline extends wait before they reach the disk",
+	"engine.store_dir":           "the directory of the daemon's store (LevelDB)",
+	"engine.socket_path":         "the unix socket the daemon listens on and every client talks to",
+	"engine.retry_base":          "the wait before the first retry of a failed action",
+	"engine.retry_cap":           "the longest wait between two retries",
+	"engine.retry_attempts":      "how many times a failing action runs before it is alerted",
+	"engine.action_timeout":      "how long one ingest or reconcile run may take",
+	"log.level":                  "how much the daemon logs: debug, info, warn or error",
+	"log.format":                 "the log's format: console, json, or auto",
+	"detect.burst_silence":       "the quiet after the last file event that ends a burst of changes",
+	"detect.burst_cap":           "the longest a burst may run before it is detected anyway",
+	"detect.reconcile_quiet":     "the quiet after the last drain before the reconcile runs",
+	"detect.reconcile_cap":       "the longest the reconcile waits while drains keep coming",
+	"detect.drain_budget":        "how many backlog paths one ingest run gets",
+	"detect.index_lock_wait":     "how long a detection waits while git holds .git/index.lock",
+	"detect.watch_budget":        "how many directories the daemon watches across all roots",
+	"obligations.human.cadence":  "how often unconsumed human messages re-wake their lane",
+	"obligations.human.slo":      "how soon a human message must be consumed",
+	"obligations.peer.cadence":   "how often unconsumed peer messages re-wake their lane",
+	"obligations.peer.slo":       "how soon a peer message must be consumed",
+	"obligations.digest.cadence": "how often unconsumed machine digests re-wake their lane",
+	"obligations.digest.slo":     "how soon a machine digest must be consumed",
+	"obligations.alert.cadence":  "how often unconsumed alerts re-wake their lane",
+	"obligations.alert.slo":      "how soon an alert must be consumed",
+	"obligations.max_body":       "the largest body a posted obligation may have, in bytes",
+	"beacon.url":                 "where the daemon sends its liveness pings (empty: none)",
+	"beacon.period":              "how often the daemon pings beacon.url",
+	"agents.idle":                "how long an agent's Stop hook waits for a wake before the agent rests",
+	"agents.timeout":             "how long one headless agent run may take",
+	"agents.active_grace":        "how long a session may stay in one turn before it is taken as crashed",
+	"agents.log_cap":             "the size of a lane runner's output log before it rotates",
+	"agents.prompt":              "the line typed into a lane's terminal pane on a wake",
+	"metrics.listen":             "the address of the Prometheus /metrics and /healthz listener (empty: none)",
+	"metrics.allow_remote":       "whether metrics.listen may be an address beyond loopback",
+	"fleet.url":                  "the NATS broker that joins this host to a fleet (empty: no fleet)",
+	"fleet.host":                 "this host's name in the fleet",
+	"fleet.creds":                "the NATS credentials file of this host",
+	"fleet.nkey_seed":            "the file holding this host's nkey seed",
+	"fleet.tls.ca":               "the CA that signs the broker's certificate",
+	"fleet.tls.cert":             "this host's TLS client certificate",
+	"fleet.tls.key":              "the key of this host's TLS client certificate",
+	"fleet.tls.server_name":      "the name the broker's certificate is checked against",
+	"fleet.replicas":             "how many broker nodes keep each forwarded post",
+	"fleet.max_age":              "how long the broker keeps a post waiting for its home",
+	"fleet.max_bytes":            "how much the broker keeps of posts waiting for their homes",
+	"fleet.dup_window":           "how long the broker remembers a post's id to drop a re-send",
+	"fleet.ack_wait":             "how long the broker waits for a home to confirm an import",
+	"fleet.fetch_batch":          "how many posts one import fetch takes",
+	"fleet.outbox.max":           "how many remote posts wait locally while the broker is unreachable",
+	"fleet.beacon.period":        "how often this host's beacon is written to the fleet",
+	"fleet.beacon.grace":         "how long past its period a beacon still counts as live",
+}
+
+// Means is what the setting does, in a user's words ("" if unregistered).
+func (s Setting) Means() string { return meanings[s.Key] }
