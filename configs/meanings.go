@@ -31,6 +31,7 @@ var meanings = map[string]string{
 	"obligations.alert.cadence":  "how often unconsumed alerts re-wake their lane",
 	"obligations.alert.slo":      "how soon an alert must be consumed",
 	"obligations.max_body":       "the largest body a posted obligation may have, in bytes",
+	"obligations.max_lanes":      "how many lanes the daemon keeps at most",
 	"beacon.url":                 "where the daemon sends its liveness pings (empty: none)",
 	"beacon.period":              "how often the daemon pings beacon.url",
 	"agents.idle":                "how long an agent's Stop hook waits for a wake before the agent rests",
