@@ -9,6 +9,7 @@ var meanings = map[string]string{
 	"engine.flush_interval":      "how long written-behind deadline extends wait before they reach the disk",
 	"engine.store_dir":           "the directory of the daemon's store (LevelDB)",
 	"engine.socket_path":         "the unix socket the daemon listens on and every client talks to",
+	"engine.heal_interval":       "how often a store that cannot write (a full disk) tries again",
 	"engine.retry_base":          "the wait before the first retry of a failed action",
 	"engine.retry_cap":           "the longest wait between two retries",
 	"engine.retry_attempts":      "how many times a failing action runs before it is alerted",
@@ -56,6 +57,7 @@ var meanings = map[string]string{
 	"fleet.ack_wait":             "how long the broker waits for a home to confirm an import",
 	"fleet.fetch_batch":          "how many posts one import fetch takes",
 	"fleet.outbox.max":           "how many remote posts wait locally while the broker is unreachable",
+	"fleet.lanes.coalesce":       "how long a home waits after a lane's change before it publishes the lane's state",
 	"fleet.beacon.period":        "how often this host's beacon is written to the fleet",
 	"fleet.beacon.grace":         "how long past its period a beacon still counts as live",
 }
