@@ -58,6 +58,7 @@ var errorTable = []errorRow{
 	{roots.ErrDisarmed, http.StatusConflict, "disarmed", "", 0},
 	{roots.ErrBadCommand, http.StatusBadRequest, "bad_command", "", 0},
 	{roots.ErrOperators, http.StatusForbidden, "operators_root", "", 0},
+	{roots.ErrOverlap, http.StatusConflict, "overlapping_root", "", 0},
 	{ob.ErrUnknownLane, http.StatusNotFound, "unknown_lane", "", 0},
 	{ob.ErrUnknownClass, http.StatusBadRequest, "unknown_class", "", 0},
 	{ob.ErrNoLocator, http.StatusBadRequest, "missing_locator", "", 0},

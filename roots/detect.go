@@ -60,7 +60,12 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 	if res.Inventory {
 		m.log.Warn().Str("root", path).Msg("since ref no longer exists; inventorying every tracked file")
 	}
-	paths, head := res.Paths, res.Head
+	paths, muted := r.self.judge(res.Paths)
+	for _, p := range muted {
+		m.log.Warn().Str("root", path).Str("path", p).
+			Msg("ignoring a file the root's own command writes at every run (it would loop); to make it permanent: wakewheel watch " + path + " --skip /" + p)
+	}
+	head := res.Head
 	added, depth, err := m.capture(r, path, paths, head, isGit, now, res.Partial)
 	if err != nil {
 		m.noteError(r, now, err)

@@ -38,6 +38,23 @@
 // past changes that are not durably queued. A non-empty backlog pushes
 // drain/<root>.
 //
+// Never detected (ownfiles.go): the daemon's own files (Options.OwnFiles:
+// log, store, socket) join the skip policy of the root that holds them;
+// a file the root's own command writes at every run is muted after three
+// detections in a row and named in the status (SelfWritten).
+//
+// # The registry (registry.go, retry.go)
+//
+// A root is a directory that no other root holds or is held by (nested
+// and overlapping roots are refused, naming the root in the way). Its
+// commands are checked when given: a program that does not exist or is
+// not executable is refused (the CLI first makes a relative program
+// absolute against the caller's directory). A root an agent registered
+// (through MCP) is marked so; an agent may unwatch only such a root and
+// never sets commands; the operator's watch adopts it. After an ingest's
+// retries are spent the backlog stays, and drains again on the next
+// event, a change of commands, a config reload or Retry.
+//
 // # The backlog (backlog.go)
 //
 // A persisted, de-duplicated FIFO per root: store records

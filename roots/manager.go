@@ -54,8 +54,12 @@ type Options struct {
 	// the root). It runs on the worker: it must not block, and a panic in it
 	// is recovered and logged.
 	OnDetected func(Detection)
-	Clock      clock.Clock // default: the wall clock
-	Logger     zerolog.Logger
+	// OwnFiles are the daemon's own files and directories (its log file,
+	// store, socket), absolute: a root that holds one leaves it out
+	// (ownfiles.go), so the daemon never feeds itself.
+	OwnFiles []string
+	Clock    clock.Clock // default: the wall clock
+	Logger   zerolog.Logger
 
 	hooks *testHooks
 }
@@ -155,7 +159,7 @@ func (m *Manager) load() error {
 		if err != nil {
 			return err
 		}
-		r, err := newRoot(rec)
+		r, err := newRoot(rec, m.opts.OwnFiles, m.opts.Clock)
 		if err != nil {
 			m.log.Warn().Err(err).Str("root", rec.Path).Msg("root record: skip entries ignored")
 		}

@@ -128,6 +128,7 @@ var (
 	ErrDisarmed    = errors.New("roots: root is disarmed")
 	ErrBadCommand  = errors.New("roots: bad command")
 	ErrOperators   = errors.New("roots: the operator's root")
+	ErrOverlap     = errors.New("roots: overlapping roots")
 	// ErrConflict is returned by a Go reconcile handler (wrapped or as is)
 	// for an optimistic-concurrency conflict: the counterpart of exit code
 	// 75 of a reconcile command.

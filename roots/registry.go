@@ -61,7 +61,7 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 	}
 	var skip detectors.SkipPolicy
 	if spec.Skip != nil {
-		if skip, err = detectors.NewSkipPolicy(spec.Skip...); err != nil {
+		if skip, err = m.policy(path, spec.Skip); err != nil {
 			return Status{}, fmt.Errorf("%w: %w", ErrBadSkip, err)
 		}
 	}
@@ -71,6 +71,12 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 	if created && spec.onlyExisting {
 		m.mu.Unlock()
 		return Status{}, fmt.Errorf("%w: %s (register it with watch first)", ErrUnknownRoot, path)
+	}
+	if created {
+		if err := m.overlapLocked(path); err != nil {
+			m.mu.Unlock()
+			return Status{}, err
+		}
 	}
 	var rec Record
 	if created {
@@ -107,7 +113,7 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 	}
 	if created {
 		m.nextID++
-		r, _ = newRoot(rec)
+		r, _ = newRoot(rec, m.opts.OwnFiles, m.opts.Clock)
 		r.q = newBacklog(rec.ID)
 		m.roots[path] = r
 	}
@@ -137,11 +143,37 @@ func (m *Manager) Watch(ctx context.Context, spec Spec) (Status, error) {
 		m.log.Info().Str("root", path).Msg("root's commands changed; draining its backlog with them")
 		m.apply(ctx, pushNow(KindDrain, path))
 	}
+	if created && path == "/" {
+		m.log.Warn().Msg("watching / takes in every file of the machine; the daemon's own files are left out")
+	}
 	if created {
 		m.log.Info().Str("root", path).Bool("armed", rec.Armed).Bool("ingest", rec.Ingest != "").
 			Bool("reconcile", rec.Reconcile != "").Msg("root registered")
 	}
 	return m.statusOf(ctx, path)
+}
+
+// overlapLocked refuses a new root inside a registered one, or holding
+// one: a file under both would be detected, queued and ingested twice,
+// by two watchers with two since refs. m.mu is held.
+func (m *Manager) overlapLocked(path string) error {
+	for other := range m.roots {
+		switch {
+		case within(path, other):
+			return fmt.Errorf("%w: %s is inside the root %s, which already covers it; skip what you do not want there (wakewheel watch %s --skip DIR) or unwatch %s first", ErrOverlap, path, other, other, other)
+		case within(other, path):
+			return fmt.Errorf("%w: %s holds the root %s; its files would be detected twice: unwatch %s first, or watch a directory beside it", ErrOverlap, path, other, other)
+		}
+	}
+	return nil
+}
+
+// within reports whether path is strictly under dir.
+func within(path, dir string) bool {
+	if dir == "/" {
+		return path != "/"
+	}
+	return strings.HasPrefix(path, dir+"/")
 }
 
 // checkCommands refuses a command whose program does not exist or is

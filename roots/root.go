@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wakewheel/wakewheel/detectors"
+	"github.com/wakewheel/wakewheel/internal/clock"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
@@ -35,7 +36,8 @@ type root struct {
 	lockSince time.Time // .git/index.lock first seen by a waiting detection
 	isGit     bool      // guarded by mu: the last detection found a work tree
 
-	sig signals // written by watcher callbacks
+	sig  signals    // written by watcher callbacks
+	self selfWrites // paths written during the root's own runs (ownfiles.go)
 
 	win atomic.Pointer[Windows] // the root's own windows (config file), or nil
 
@@ -118,9 +120,10 @@ func parentDir(rel string) string {
 	return ""
 }
 
-func newRoot(rec Record) (*root, error) {
+func newRoot(rec Record, own []string, clk clock.Clock) (*root, error) {
 	r := &root{rec: rec}
-	p, err := detectors.NewSkipPolicy(rec.Skip...)
+	r.self.now = clk.Now
+	p, err := detectors.NewSkipPolicy(append(append([]string(nil), rec.Skip...), ownSkip(rec.Path, own)...)...)
 	if err == nil {
 		r.skip = p
 	}
@@ -221,6 +224,9 @@ func (m *Manager) startWatchLocked(ctx context.Context, r *root) {
 		OnEvent: func(rel string) {
 			if h := m.opts.hooks; h != nil && h.onEvent != nil {
 				h.onEvent(path, rel)
+			}
+			if r.self.event(rel) {
+				return // the root's command's own output
 			}
 			r.sig.event(rel)
 			m.signal()

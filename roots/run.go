@@ -63,6 +63,7 @@ func (m *Manager) watchdog() time.Duration { return m.opts.CommandTimeout + 5*ti
 func (m *Manager) startLocked(r *root, j *job, run func(ctx context.Context) result) {
 	j.started = m.opts.Clock.Now()
 	r.runs.begin(j)
+	r.self.begin()
 	ctx, cancel := context.WithTimeout(m.ctx, m.opts.CommandTimeout)
 	m.wg.Add(1)
 	m.active.Add(1)
@@ -94,6 +95,7 @@ func safeRun(ctx context.Context, run func(ctx context.Context) result) (res res
 // busy. A successful batch leaves the backlog here, and extends the
 // root's reconcile window.
 func (m *Manager) finish(r *root, j *job, res result) {
+	r.self.end()
 	if m.ctx.Err() != nil {
 		return // closing: the batch stays in the backlog for the next start
 	}

@@ -26,8 +26,11 @@ type Status struct {
 	Skip      []string `json:"skip,omitempty"`
 	Candidate bool     `json:"candidate"`
 	ByAgent   bool     `json:"by_agent,omitempty"` // registered by an agent: it may unwatch it
-	SinceRef  string   `json:"since_ref,omitempty"`
-	Windows   Windows  `json:"windows"` // effective: the root's own over the detect.* defaults
+	// SelfWritten are the files taken as the root's command's own output
+	// (written during its runs, detection after detection): ignored.
+	SelfWritten []string `json:"self_written,omitempty"`
+	SinceRef    string   `json:"since_ref,omitempty"`
+	Windows     Windows  `json:"windows"` // effective: the root's own over the detect.* defaults
 
 	WatchedDirs int    `json:"watched_dirs"`
 	Events      uint64 `json:"events"`    // events of the current watcher
@@ -81,7 +84,7 @@ func (m *Manager) snapshotLocked(r *root) Status {
 		LockWaits: r.st.lockWaits, Ingested: r.st.ingested, Batches: r.st.batches, LastIngest: tp(r.st.lastIngest),
 		LastReconcile: tp(r.st.lastReconcile), LastReconcileResult: r.st.lastReconcileResult,
 		StoreVersion: r.rec.StoreVersion, LastError: r.rec.LastError, LastErrorAt: tp(r.st.lastErrorAt),
-		Windows: m.windows(r), Next: []Due{},
+		Windows: m.windows(r), Next: []Due{}, SelfWritten: r.self.mutedPaths(),
 	}
 	if r.st.detections > 0 {
 		s.Kind = "dir"

@@ -297,8 +297,15 @@ func (e *Engine) Finish(now time.Time, job Job, out Outcome) {
 	d := job.Deadline
 	e.stats.Runs++
 	e.stats.Outcomes[out.Result.String()]++
-	logEv := e.log.Debug()
-	if out.Result != Done {
+	// Routine outcomes are not warnings: done, and a yield (a run started
+	// or still going, a lease held) are what a healthy drain does.
+	var logEv *zerolog.Event
+	switch out.Result {
+	case Done:
+		logEv = e.log.Debug()
+	case Yield:
+		logEv = e.log.Info()
+	default:
 		logEv = e.log.Warn().AnErr("error", out.Err)
 	}
 	logEv.Str("key", d.Key).Str("kind", d.Kind).Int("attempt", job.Attempt).

@@ -36,6 +36,7 @@ func (p *rootsCap) engine(eng *scheduler.Engine) error {
 	opts.Clock = d.clock
 	opts.Logger = d.log.With().Str("component", "roots").Logger()
 	opts.OnDetected = p.onDetected
+	opts.OwnFiles = ownFiles(d.cfg)
 	m, err := roots.Open(d.db, opts)
 	if err != nil {
 		return err
