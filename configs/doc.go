@@ -26,4 +26,9 @@
 // Only configs/ and cmd/ import viper (TestOnlyConfigsAndCmdImportViper
 // checks it). Every other package receives plain structs, such as Engine or
 // Detect, or its own option struct filled in by cmd/.
+//
+// Imports: viper, pflag, fsnotify (the file watch), the YAML and TOML
+// decoders, deadlines (the cap-at-least-window rule of the detect.* and
+// per-root windows) and internal/filetrust. Never the engine's packages:
+// they take configs' plain values from cmd/.
 package configs

@@ -18,5 +18,6 @@
 //     lanes existed (plain message text) still decodes.
 //
 // The package is pure: no I/O, no clock (now is a value), no logging. It
-// imports the obligations package for the obligation it builds.
+// imports deadlines (the name rule) and the obligations package for the
+// obligation it builds.
 package reminders
