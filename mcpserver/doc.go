@@ -29,9 +29,9 @@
 //     escaped, so an argument cannot reach another route.
 //
 // Imports: the api package (its client and request types), the root
-// package (the records its tools return), internal/clock, the pure
-// obligations package (the locator type), the pure deadlines package (the
-// name rule), the go-sdk's mcp and
-// jsonschema packages, and the standard library. Never viper, zerolog or a
-// store: configuration and logging belong to cmd/.
+// package (the alert and fire records its tools return), internal/clock,
+// the pure obligations package (the locator type), the pure deadlines
+// package (the name rule), the go-sdk's mcp and jsonschema packages, and
+// the standard library. Never viper, zerolog or a store: configuration and
+// logging belong to cmd/.
 package mcpserver
