@@ -28,6 +28,14 @@
 //     are checked by the key-segment rule of deadlines (CheckName) and
 //     escaped, so an argument cannot reach another route.
 //
+// The wait tool is the fallback way of waking an agent (its description
+// says to prefer the host's hooks or the lane's runner): every return is
+// recorded as an agent turn of mode mcp_wait (POST /v1/lanes/{lane}/agent,
+// best effort), and with the daemon down it waits out its timeout,
+// retrying the socket every SocketRetry (1 s: a restarted daemon is found
+// within a second, at one connect a second), then answers {woke: false}
+// with daemon_down saying why.
+//
 // Imports: the api package (its client and request types), the root
 // package (the alert and fire records its tools return), internal/clock,
 // the pure obligations package (the locator type), the pure deadlines

@@ -10,8 +10,12 @@
 //     waits outside the mutex for the pipeline to finish them: records and ledger entries are written as
 //     one store batch (fsynced when Effects.Sync), deadline mutations are
 //     applied through the runner, wakes are handed to long-poll waiters
-//     (waiters.go) and to the lane's wake hook (hook.go). Only then does
+//     (waiters.go), to the lane's wake hook (hook.go) and to
+//     Options.OnWake (the daemon's lane runners and panes). Only then does
 //     the caller get its answer.
+//   - Turn records an agent turn the product caused (mode, wake id, found
+//     work) as a ledger entry; Deliver hands a digest without waiting (a
+//     runner's or a pane's delivery). Both live in turns.go.
 //   - The pipeline is a grouped commit: while one batch is being fsynced,
 //     everything enqueued by concurrent callers waits, and goes out as the
 //     next single batch, in enqueue order. Concurrent posters therefore
