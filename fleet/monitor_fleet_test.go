@@ -26,14 +26,14 @@ type monitorProc struct {
 	alarms string // the alarm command's log: one "host reason" line per alarm
 }
 
-func startMonitor(t *testing.T, urls string) *monitorProc {
+func startMonitor(t *testing.T, urls string, extra ...string) *monitorProc {
 	t.Helper()
 	dir := t.TempDir()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	alarms := filepath.Join(dir, "alarms")
 	p := newProc(t, "monitor", dir, []string{"WAKEWHEEL_FLEET_URL=" + urls, "WAKEWHEEL_LOG_FORMAT=json", "XDG_CONFIG_HOME=" + dir},
-		"monitor", "--fleet", "--listen", addr, "--period", monPeriod.String(), "--grace", monGrace.String(),
-		"--alarm-cmd", `echo "$WAKEWHEEL_ALARM_HOST $WAKEWHEEL_ALARM_REASON" >> `+alarms)
+		append([]string{"monitor", "--fleet", "--listen", addr, "--period", monPeriod.String(), "--grace", monGrace.String(),
+			"--alarm-cmd", `echo "$WAKEWHEEL_ALARM_HOST $WAKEWHEEL_ALARM_REASON" >> ` + alarms}, extra...)...)
 	p.start()
 	return &monitorProc{proc: p, addr: addr, alarms: alarms}
 }
@@ -90,9 +90,9 @@ func TestFleetMonitorAlarmsWithinPeriodPlusGrace(t *testing.T) {
 	a := startDaemon(t, "a", c.urls())
 	b := startDaemon(t, "b", c.urls())
 	cc := startDaemon(t, "c", c.urls())
-	_ = a
 	_ = cc
-	mon := startMonitor(t, c.urls())
+	openLanes(t, a, "ops")
+	mon := startMonitor(t, c.urls(), "--alert-lane", "ops")
 	mon.waitSeen(t, "a", "b", "c")
 	leader := c.leader("KV_" + fleet.BeaconsBucket)
 	t0 := time.Now()
@@ -110,6 +110,19 @@ func TestFleetMonitorAlarmsWithinPeriodPlusGrace(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	c.node(leader).start()
+	// The alarm is also an alert obligation in the operator's lane on a.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		found := false
+		for _, e := range lanePosts(t, a, "ops") {
+			found = found || strings.HasPrefix(e.ID, "alarm-b-absent-")
+		}
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no alert obligation for b's absence in lane ops on a\n%s", mon.tail())
+		}
+	}
 	limit := monPeriod + monGrace
 	t.Logf("b SIGKILLed with the beacons leader %s: alarm after %s (period + grace = %s); all alarms: %v",
 		leader, took.Round(time.Millisecond), limit, mon.lines())

@@ -79,6 +79,11 @@ func (m *Monitor) raise(a Alarm) {
 			log.Error().Err(err).Str("host", a.Host).Str("webhook", m.opts.Webhook).Msg("alarm webhook failed")
 		}
 	}
+	if m.opts.Sink != nil {
+		if err := m.opts.Sink(a); err != nil {
+			log.Error().Err(err).Str("host", a.Host).Msg("alarm sink failed")
+		}
+	}
 }
 
 func (m *Monitor) post(a Alarm) error {

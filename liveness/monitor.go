@@ -44,6 +44,9 @@ type MonitorOptions struct {
 	// stops, and hands it beacons from another source (the fleet's
 	// beacons bucket) through Beacon and Raise.
 	Feed func(ctx context.Context, m *Monitor)
+	// Sink, when set, is one more sink of every alarm (the fleet's: an
+	// alert obligation into an operator's lane), tried once like the others.
+	Sink func(Alarm) error
 }
 
 // HostStatus is what the monitor knows of one host.

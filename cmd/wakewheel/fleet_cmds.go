@@ -22,7 +22,7 @@ import (
 
 // fleetFeed makes a monitor also watch the fleet's beacons bucket: it
 // dials fleet.url (retrying while the broker is down) and sets o.Feed.
-func fleetFeed(cfg configs.Config, o *liveness.MonitorOptions) (func(), error) {
+func fleetFeed(cfg configs.Config, o *liveness.MonitorOptions, alertLane string) (func(), error) {
 	if cfg.Fleet.URL == "" {
 		return nil, errors.New("monitor --fleet: fleet.url is not set (the broker's nats://host:port)")
 	}
@@ -30,6 +30,13 @@ func fleetFeed(cfg configs.Config, o *liveness.MonitorOptions) (func(), error) {
 	conn, err := fleet.Dial(fleetOptions(cfg.Fleet), "wakewheel monitor", true, log)
 	if err != nil {
 		return nil, fmt.Errorf("monitor --fleet: %w", err)
+	}
+	if alertLane != "" {
+		if err := ob.ValidateLane(alertLane); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("monitor --alert-lane: %w", err)
+		}
+		o.Sink = fleet.AlarmToLane(context.Background(), conn, alertLane, 30*time.Second, log)
 	}
 	o.Feed = func(ctx context.Context, m *liveness.Monitor) {
 		fleet.WatchBeacons(ctx, conn, m, fleet.WatchOptions{BlindAfter: o.Period + o.Grace, Clock: clock.Real{}, Log: log})

@@ -353,6 +353,7 @@ func (a *app) monitorCmd() *cobra.Command {
 	var listen, storeDir string
 	var expect []string
 	var watchFleet bool
+	var alertLane string
 	cmd := &cobra.Command{
 		Use:   "monitor --listen ADDR --period D --grace D [--alarm-cmd CMD] [--webhook URL] [--fleet]",
 		Short: "Receive beacons on /ping/<host>; alarm when a host is silent for period + grace",
@@ -367,8 +368,11 @@ alarm as JSON to --webhook. A fail beacon alarms at once.`,
 				return err
 			}
 			o.Logger = newLogger(cfg.Log, os.Stderr).With().Str("component", "monitor").Logger()
+			if alertLane != "" && !watchFleet {
+				return exitError{code: 2, err: errors.New("monitor --alert-lane posts through the fleet: add --fleet (and set fleet.url)")}
+			}
 			if watchFleet {
-				closeFleet, err := fleetFeed(cfg, &o)
+				closeFleet, err := fleetFeed(cfg, &o, alertLane)
 				if err != nil {
 					return err
 				}
@@ -401,6 +405,7 @@ alarm as JSON to --webhook. A fail beacon alarms at once.`,
 	f.StringVar(&o.Webhook, "webhook", "", "URL that receives every alarm as a JSON POST")
 	f.StringSliceVar(&expect, "expect", nil, "hosts that alarm even if they never beacon")
 	f.StringVar(&storeDir, "store", "", "keep absence windows in this directory (default: in memory)")
+	f.StringVar(&alertLane, "alert-lane", "", "with --fleet: also post every alarm as an alert obligation into this lane, wherever it is homed")
 	f.BoolVar(&watchFleet, "fleet", false, "also take beacons from the fleet's bucket (fleet.url); alarm monitor_blind when the broker is unreachable")
 	return cmd
 }
