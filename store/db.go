@@ -66,14 +66,15 @@ type DB struct {
 	stor storage.Storage
 	// storage is closed after ldb when Open opened it (OpenStorage's is
 	// the caller's).
-	storage storage.Storage
-	rmu     sync.Mutex
-	rcond   sync.Cond
-	readers int // reads in flight; guarded by rmu
-	fault   fault
-	gate    gate
-	wit     *witness // the sync witness (integrity.go); nil on a storage
-	notes   []string // what Open had to drop, for OpenNotes
+	storage  storage.Storage
+	rmu      sync.Mutex
+	rcond    sync.Cond
+	readers  int  // reads in flight; guarded by rmu
+	draining bool // a heal holds new reads back; guarded by rmu
+	fault    fault
+	gate     gate
+	wit      *witness // the sync witness (integrity.go); nil on a storage
+	notes    []string // what Open had to drop, for OpenNotes
 
 	// wmu serialises every write to ldb, and is held by a write-behind
 	// flush from the moment it takes the buffer until its batch is written.

@@ -31,12 +31,12 @@ import (
 //
 // The handle swap is consistent for every user of the DB: writes (the
 // committer, the flusher, immediate writes) hold wmu, and reads hold a
-// reader count (rmu); the healer takes both — it waits until no read is in
-// flight, blocks new ones for the moment of the swap, then takes wmu — so
-// nobody ever sees a closed handle. Reads nest freely (a Scan callback may
-// read or write) because a waiting healer does not hold wmu or block new
-// reads until the count drops to zero. The order is a read handle, then
-// wmu: code that holds wmu never asks for a read handle.
+// reader count (rmu); the healer takes both — it holds new reads back,
+// waits (at most drainWait) until none is in flight, then takes wmu — so
+// nobody ever sees a closed handle. A read nested in a Scan callback that
+// waits behind a drain is let through when the drain gives up (the heal
+// is retried at the next interval): never a deadlock. The order is a read
+// handle, then wmu: code that holds wmu never asks for a read handle.
 //
 // The episode is told in the alert log: alerts raised while the store
 // could not write are held in memory (at most maxHeldAlerts; Alerts shows
@@ -185,9 +185,9 @@ func (db *DB) heal() bool {
 		db.healFailed(err)
 		return false
 	}
-	db.rmu.Lock()
-	for db.readers > 0 {
-		db.rcond.Wait()
+	if !db.drainReads() {
+		db.healFailed(errors.New("reads did not pause for the reopen; retrying"))
+		return false
 	}
 	db.wmu.Lock()
 	ok := db.reopenLocked()
@@ -195,6 +195,31 @@ func (db *DB) heal() bool {
 	db.rmu.Unlock()
 	return ok
 }
+
+// drainReads holds new reads back and waits, at most drainWait, for those
+// in flight to end. It returns true holding rmu with no read inside; on
+// false new reads go on (a read nested in a Scan callback that waits
+// behind the drain is let through that way, never deadlocked).
+func (db *DB) drainReads() bool {
+	db.rmu.Lock()
+	db.draining = true
+	deadline := time.Now().Add(drainWait)
+	for db.readers > 0 && time.Now().Before(deadline) {
+		db.rmu.Unlock()
+		time.Sleep(time.Millisecond)
+		db.rmu.Lock()
+	}
+	db.draining = false
+	db.rcond.Broadcast()
+	if db.readers > 0 {
+		db.rmu.Unlock()
+		return false
+	}
+	return true
+}
+
+// drainWait bounds how long a heal holds new reads back.
+const drainWait = 200 * time.Millisecond
 
 // reopenLocked closes and reopens LevelDB. The caller holds rmu with no
 // reader inside, and wmu.
@@ -303,6 +328,9 @@ func (db *DB) probe() error {
 func (db *DB) readHandle() (*leveldb.DB, error) {
 	db.rmu.Lock()
 	defer db.rmu.Unlock()
+	for db.draining {
+		db.rcond.Wait()
+	}
 	if db.ldb == nil {
 		if err := db.Health(); err != nil {
 			return nil, err
@@ -316,9 +344,6 @@ func (db *DB) readHandle() (*leveldb.DB, error) {
 func (db *DB) readDone() {
 	db.rmu.Lock()
 	db.readers--
-	if db.readers == 0 {
-		db.rcond.Broadcast()
-	}
 	db.rmu.Unlock()
 }
 
