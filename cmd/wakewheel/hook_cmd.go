@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wakewheel/wakewheel/agenthooks"
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/configs"
 	"github.com/wakewheel/wakewheel/internal/clock"
 )
 
@@ -66,17 +68,20 @@ func (a *app) runHook(cmd *cobra.Command, hostName, lane, who string, idle time.
 	if err != nil {
 		return "wakewheel hook: " + err.Error() + "; the agent is not held"
 	}
-	cfg, _, err := a.config(cmd)
-	if err != nil {
-		return "wakewheel hook: the configuration does not load (" + err.Error() + "); the agent is not held"
-	}
+	// A config with a problem elsewhere must not cost the agent its wake:
+	// the socket's path and the registered idle window are enough.
+	cfg, _, cfgErr := a.config(cmd)
 	if idle <= 0 {
-		idle = cfg.Agents.Idle
+		idle = registeredIdle()
+		if cfgErr == nil {
+			idle = cfg.Agents.Idle
+		}
 	}
-	c, err := a.client(cmd)
+	socket, _, err := a.socketPath(cmd)
 	if err != nil {
-		return "wakewheel hook: " + err.Error() + "; the agent is not held"
+		return "wakewheel hook: no socket to reach the daemon (" + err.Error() + "); the agent is not held"
 	}
+	c := api.NewClient(socket)
 	res := agenthooks.Run(cmd.Context(), c, agenthooks.Options{Host: host, Lane: lane, Who: who, Idle: idle, Clock: clock.Real{}}, ev)
 	if !res.Output.Empty() {
 		if err := json.NewEncoder(out).Encode(res.Output); err != nil {
@@ -84,6 +89,18 @@ func (a *app) runHook(cmd *cobra.Command, hostName, lane, who string, idle time.
 		}
 	}
 	return res.Note
+}
+
+// registeredIdle is agents.idle's registered default.
+func registeredIdle() time.Duration {
+	for _, st := range configs.Registry() {
+		if st.Key == "agents.idle" {
+			if d, err := time.ParseDuration(st.Default); err == nil {
+				return d
+			}
+		}
+	}
+	return 9 * time.Minute
 }
 
 func (a *app) hookInstallCmd() *cobra.Command {

@@ -112,8 +112,17 @@ func TestHookStopBlocksOncePerWakeAndFailsOpen(t *testing.T) {
 		t.Fatalf("turns in the ledger: %+v", turns)
 	}
 
+	// A config file with a problem elsewhere does not cost the agent its wake.
+	h.writeConfig(t, "obligatons:\n  human:\n    slo: 1h\n")
+	c.Post(ctx, api.PostRequest{Lane: "rev", Class: "human", ID: "m3", Body: "PR 11"})
+	out, errText, _ := h.hookEvent(t, "rev", stop(false), "--idle", "1s")
+	if a := decodeAnswer(t, out); a.Decision != "block" || !strings.Contains(a.Reason, "PR 11") {
+		t.Fatalf("Stop with a config typo: %q / %q", out, errText)
+	}
+	c.Ack(ctx, "rev", 3, "")
+
 	// Unknown lane, bad stdin, daemon down: exit 0, no output, a reason on stderr.
-	out, errText, _ := h.hookEvent(t, "nolane", stop(false))
+	out, errText, _ = h.hookEvent(t, "nolane", stop(false))
 	if out != "" || !strings.Contains(errText, "not held") {
 		t.Fatalf("unknown lane: %q / %q", out, errText)
 	}
