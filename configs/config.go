@@ -15,6 +15,7 @@ type Config struct {
 	Obligations Obligations
 	Metrics     Metrics
 	Beacon      Beacon
+	Monitor     Monitor
 	Agents      Agents
 	Fleet       Fleet
 
@@ -26,8 +27,17 @@ type Config struct {
 
 // Beacon holds the liveness ping's settings (keys beacon.*).
 type Beacon struct {
-	URL    string        // beacon.url: empty for none
-	Period time.Duration // beacon.period
+	URL     string        // beacon.url: empty for none
+	Period  time.Duration // beacon.period
+	KeyFile string        // beacon.key_file: the host's beacon key, empty for unsigned pings
+}
+
+// Monitor holds `wakewheel monitor`'s limits (keys monitor.*).
+type Monitor struct {
+	MaxHosts      int           // monitor.max_hosts
+	AlarmInterval time.Duration // monitor.alarm_interval: least time between two fail alarms of a host
+	AlarmRate     int           // monitor.alarm_rate: alarms a minute over all hosts
+	MaxSkew       time.Duration // monitor.max_skew: a signed ping's time against the monitor's clock
 }
 
 // Engine holds the runner's settings (keys engine.*).

@@ -182,6 +182,24 @@ var registry = []Setting{
 	{Key: "beacon.period", Kind: KindDuration, Default: "1m", Min: "1s", Max: "24h",
 		Reason: "one ping a minute: a dead host is noticed within period + the monitor's grace, at one request a minute",
 		field:  func(c *Config) any { return &c.Beacon.Period }},
+	{Key: "beacon.key_file", Kind: KindString, Default: "", rule: "empty or an absolute path",
+		check:  optionalPath(func(c *Config) string { return c.Beacon.KeyFile }),
+		Reason: "a file holding this host's beacon key (the monitor holds the same one in its --keys file): every ping is signed, so nobody else can fake the host's liveness or its failure; empty sends unsigned pings (to healthchecks.io, say)",
+		field:  func(c *Config) any { return &c.Beacon.KeyFile }},
+
+	// monitor: `wakewheel monitor`, the receiving end of the beacons.
+	{Key: "monitor.max_hosts", Kind: KindInt, Default: "1000", Min: "1", Max: "1000000",
+		Reason: "a host costs the monitor a few hundred bytes and one deadline; past 1000 a fleet wants a monitor per site, and pings for made-up hosts can never grow it without bound",
+		field:  func(c *Config) any { return &c.Monitor.MaxHosts }},
+	{Key: "monitor.alarm_interval", Kind: KindDuration, Default: "1m", Min: "1s", Max: "24h",
+		Reason: "a host that sends fail after fail raises one alarm a minute, the others counted in it: the operator is told, not flooded",
+		field:  func(c *Config) any { return &c.Monitor.AlarmInterval }},
+	{Key: "monitor.alarm_rate", Kind: KindInt, Default: "30", Min: "1", Max: "100000",
+		Reason: "at most 30 alarms a minute over all hosts (one every 2 s, in bursts of 30) reach the alarm command and the webhook; the rest are counted in a summary",
+		field:  func(c *Config) any { return &c.Monitor.AlarmRate }},
+	{Key: "monitor.max_skew", Kind: KindDuration, Default: "5m", Min: "1s", Max: "24h",
+		Reason: "a signed ping is accepted within 5 minutes of the monitor's clock, as Kerberos does: clocks kept by NTP agree far closer, and a replay is worth little for that long",
+		field:  func(c *Config) any { return &c.Monitor.MaxSkew }},
 
 	// agents: the last metre (hooks, runners, panes).
 	{Key: "agents.idle", Kind: KindDuration, Default: "9m", Min: "1s", Max: "1h",

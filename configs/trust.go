@@ -29,7 +29,9 @@ func checkFileTrust(path string) error {
 
 // checkNamedFiles applies the config file's rule to the files it names:
 // the program of each command line (a root's ingest and reconcile, a
-// lane's wake_hook) when it is a path. A bare program name is found on
+// lane's wake_hook) when it is a path; the beacon's key file and the
+// fleet's credentials, which must also be unreadable by others; the fleet's
+// certificates. A bare program name is found on
 // PATH and names no file of the config's; a path that does not exist is
 // left to the check that runs the command.
 func checkNamedFiles(c *Config, path string, env lookup) []error {
@@ -50,6 +52,29 @@ func checkNamedFiles(c *Config, path string, env lookup) []error {
 	for i, r := range c.Roots {
 		check(fmt.Sprintf("roots[%d].ingest", i), r.Ingest, r.Path)
 		check(fmt.Sprintf("roots[%d].reconcile", i), r.Reconcile, r.Path)
+	}
+	for _, f := range []struct {
+		key, path string
+		secret    bool
+	}{
+		{"beacon.key_file", c.Beacon.KeyFile, true},
+		{"fleet.creds", c.Fleet.Creds, true},
+		{"fleet.nkey_seed", c.Fleet.NKeySeed, true},
+		{"fleet.tls.key", c.Fleet.TLS.Key, true},
+		{"fleet.tls.cert", c.Fleet.TLS.Cert, false},
+		{"fleet.tls.ca", c.Fleet.TLS.CA, false},
+	} {
+		if f.path == "" {
+			continue
+		}
+		check := filetrust.CheckFile
+		if f.secret {
+			check = filetrust.CheckSecret
+		}
+		if err := check(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, &KeyError{Key: f.key, Value: f.path, Origin: origin,
+				Problem: "not trusted: " + untrustedReason(err).Error(), Err: ErrUntrusted})
+		}
 	}
 	names := make([]string, 0, len(c.Lanes))
 	for name := range c.Lanes {

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel"
 	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/internal/clock"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
@@ -54,6 +55,10 @@ type BeaconOptions struct {
 	Timeout time.Duration // one ping (default DefaultPingTimeout)
 	Client  *http.Client  // default: a client with Timeout
 	Logger  zerolog.Logger
+	// Key, when set, signs every ping for the monitor (auth.go); Clock
+	// then stamps the signatures (required with Key).
+	Key   []byte
+	Clock clock.Clock
 }
 
 // Beacon sends the daemon's liveness off-host. The period is not a
@@ -88,6 +93,14 @@ func NewBeacon(opts BeaconOptions, alerts AlertLog) (*Beacon, error) {
 	}
 	if opts.Host == "" || strings.ContainsAny(opts.Host, "/ \t\n") {
 		return nil, fmt.Errorf("liveness: beacon host %q: want a name without spaces or '/'", opts.Host)
+	}
+	if opts.Key != nil {
+		if err := CheckKey(string(opts.Key)); err != nil {
+			return nil, fmt.Errorf("liveness: beacon key: %w", err)
+		}
+		if opts.Clock == nil {
+			return nil, errors.New("liveness: a beacon with a key needs a Clock to stamp its pings")
+		}
 	}
 	if opts.Period < 0 || opts.Timeout < 0 {
 		return nil, errors.New("liveness: beacon period and timeout must not be negative")
@@ -248,6 +261,13 @@ func (b *Beacon) send(p ping) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(body))
 	if err == nil {
 		req.Header.Set("Content-Type", "text/plain; charset=utf-8")
+		if b.opts.Key != nil {
+			signal := p.kind
+			if signal == "" {
+				signal = "success"
+			}
+			req.Header.Set("Authorization", Sign(b.opts.Key, b.opts.Host, signal, b.opts.Clock.Now(), body))
+		}
 		var resp *http.Response
 		if resp, err = b.opts.Client.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

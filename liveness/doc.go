@@ -13,6 +13,15 @@
 //     monitor's own engine; when it fires, the host has been silent that
 //     long. ServeMonitor (monitor_serve.go) runs that engine and the HTTP
 //     endpoints /ping/<host>[/start|/fail] and /status.
+//   - Authentication (auth.go): every ping over HTTP is signed with its
+//     host's key (HMAC-SHA256 over host, signal, time and body); the monitor
+//     refuses, before it records anything, a host it has no key for, a bad
+//     signature, a time beyond MaxSkew and a replay. An open monitor
+//     (AllowUnauthenticated) is an explicit choice, bounded by MaxHosts.
+//   - Limits (limiter.go): fail alarms are coalesced per host (one an
+//     AlarmInterval), and all alarms together held to AlarmRate a minute;
+//     the excess is counted in the next alarm or a summary (the deadline
+//     alarm-summary).
 //   - Alarms (alarm.go): one alarm per absence, a fail beacon at once, and
 //     a "recovered" alarm when an absent host beacons again; each goes to
 //     the log, the operator's alarm command and the webhook, each sink
@@ -33,6 +42,10 @@
 //	DefaultBeaconPeriod 1 m    healthchecks.io's smallest period is 1 m.
 //	DefaultPingTimeout  10 s   one beacon HTTP request.
 //	DefaultAlarmTimeout 30 s   one alarm command or webhook call.
+//	DefaultMaxHosts     1000   monitor.max_hosts (configs says why, as for the others)
+//	DefaultAlarmInterval 1 m   monitor.alarm_interval
+//	DefaultAlarmRate    30/min monitor.alarm_rate
+//	DefaultMaxSkew      5 m    monitor.max_skew
 //
 // # Imports
 //

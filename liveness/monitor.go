@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -19,8 +20,15 @@ import (
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
-// AbsentKind is the deadline kind of the monitor's absence alarm.
-const AbsentKind = "absent"
+// AbsentKind is the deadline kind of the monitor's absence alarm;
+// SummaryKind the kind (and key) of the report of suppressed alarms.
+const (
+	AbsentKind  = "absent"
+	SummaryKind = "alarm-summary"
+)
+
+// ErrTooManyHosts: a new host beyond MonitorOptions.MaxHosts.
+var ErrTooManyHosts = errors.New("liveness: too many hosts")
 
 // AbsentKey is the deadline that fires when host has been silent for
 // period + grace.
@@ -47,6 +55,25 @@ type MonitorOptions struct {
 	// Sink, when set, is one more sink of every alarm (the fleet's: an
 	// alert obligation into an operator's lane), tried once like the others.
 	Sink func(Alarm) error
+
+	// Keys are the hosts' beacon keys (auth.go): a ping over HTTP must be
+	// signed with its host's key, or it is refused before anything is
+	// recorded. With no keys, every HTTP ping is refused unless
+	// AllowUnauthenticated (the open monitor of old: anyone who reaches
+	// the port can fake a host's liveness).
+	Keys                 Keys
+	AllowUnauthenticated bool
+	// MaxSkew bounds the distance between a signed ping's time and the
+	// monitor's clock (default DefaultMaxSkew).
+	MaxSkew time.Duration
+	// MaxHosts bounds the hosts the monitor keeps (default
+	// DefaultMaxHosts); a new host beyond it is refused.
+	MaxHosts int
+	// AlarmInterval is the least time between two fail alarms of one host
+	// (default DefaultAlarmInterval); AlarmRate the alarms a minute over
+	// all hosts (default DefaultAlarmRate). See limiter.go.
+	AlarmInterval time.Duration
+	AlarmRate     int
 }
 
 // HostStatus is what the monitor knows of one host.
@@ -68,11 +95,16 @@ type HostStatus struct {
 type Monitor struct {
 	opts MonitorOptions
 
-	mu     sync.Mutex
-	runner Runner
-	hosts  map[string]*HostStatus
-	alarms []Alarm
-	wg     sync.WaitGroup
+	mu       sync.Mutex
+	runner   Runner
+	hosts    map[string]*HostStatus
+	alarms   []Alarm
+	lastAuth map[string]int64 // host → time (unix ms) of its last signed ping accepted
+	limit    *limiter
+	summary  bool // a summary deadline is pending
+	wg       sync.WaitGroup
+
+	refused atomic.Uint64 // pings refused (unauthenticated, unknown host, over the host cap)
 }
 
 // NewMonitor validates opts.
@@ -91,11 +123,28 @@ func NewMonitor(opts MonitorOptions) (*Monitor, error) {
 	if opts.Client == nil {
 		opts.Client = &http.Client{Timeout: opts.Timeout}
 	}
-	return &Monitor{opts: opts, hosts: map[string]*HostStatus{}}, nil
+	if opts.MaxSkew <= 0 {
+		opts.MaxSkew = DefaultMaxSkew
+	}
+	if opts.MaxHosts <= 0 {
+		opts.MaxHosts = DefaultMaxHosts
+	}
+	if opts.AlarmInterval <= 0 {
+		opts.AlarmInterval = DefaultAlarmInterval
+	}
+	if opts.AlarmRate <= 0 {
+		opts.AlarmRate = DefaultAlarmRate
+	}
+	return &Monitor{opts: opts, hosts: map[string]*HostStatus{}, lastAuth: map[string]int64{},
+		limit: newLimiter(opts.AlarmInterval, opts.AlarmRate)}, nil
 }
 
-// Register adds the absence handler to the monitor's engine.
-func (m *Monitor) Register(e *scheduler.Engine) { e.Register(AbsentKind, m.handler()) }
+// Register adds the absence and alarm-summary handlers to the monitor's
+// engine.
+func (m *Monitor) Register(e *scheduler.Engine) {
+	e.Register(AbsentKind, m.handler())
+	e.Register(SummaryKind, m.summaryHandler())
+}
 
 // Attach hands the monitor its running runner.
 func (m *Monitor) Attach(r Runner) {
@@ -137,14 +186,20 @@ func (m *Monitor) Beacon(ctx context.Context, host, signal, body string) error {
 		raise, err = m.seen(e, now, host, signal, body)
 		return err
 	})
-	for _, a := range raise {
+	m.raiseAll(raise)
+	return err
+}
+
+// raiseAll sends alarms the limiter let through, each from its own
+// goroutine.
+func (m *Monitor) raiseAll(alarms []Alarm) {
+	for _, a := range alarms {
 		m.wg.Add(1)
 		go func() {
 			defer m.wg.Done()
 			m.raise(a)
 		}()
 	}
-	return err
 }
 
 func (m *Monitor) do(ctx context.Context, fn func(e *scheduler.Engine, now time.Time) error) error {
@@ -179,12 +234,36 @@ func (m *Monitor) seen(e *scheduler.Engine, now time.Time, host, signal, body st
 	}
 	hs.Beacons++
 	hs.LastSeen, hs.LastSignal = now, signal
-	return out, nil
+	return m.admitLocked(e, now, out), nil
+}
+
+// admitLocked keeps the alarms the limiter lets through at now, and, with
+// e (on the loop), arms the summary deadline when it suppressed some (m.mu
+// is held).
+func (m *Monitor) admitLocked(e *scheduler.Engine, now time.Time, alarms []Alarm) []Alarm {
+	var out []Alarm
+	for _, a := range alarms {
+		if m.limit.admit(&a, now) {
+			out = append(out, a)
+		}
+	}
+	if e != nil && m.limit.dropped > 0 && !m.summary {
+		if _, err := e.Apply(now, deadlines.Mutation{Op: deadlines.OpPush, Key: SummaryKind, Kind: SummaryKind, At: m.limit.next(now)}); err == nil {
+			m.summary = true
+		}
+	}
+	return out
 }
 
 // extend slides absent/<host> to now+period+grace (the cap is unbounded:
 // beacons keep a host alive forever) and returns the host's status.
 func (m *Monitor) extend(e *scheduler.Engine, now time.Time, host string) (*HostStatus, error) {
+	m.mu.Lock()
+	err := m.roomLocked(host)
+	m.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	window := m.opts.Period + m.opts.Grace
 	applied, err := e.Apply(now, deadlines.Mutation{Op: deadlines.OpExtend, Key: AbsentKey(host), Kind: AbsentKind,
 		Window: window, Cap: time.Duration(math.MaxInt64)})
@@ -202,8 +281,17 @@ func (m *Monitor) extend(e *scheduler.Engine, now time.Time, host string) (*Host
 	return hs, nil
 }
 
+// room refuses a host the monitor does not know yet once it keeps
+// MaxHosts (m.mu is held).
+func (m *Monitor) roomLocked(host string) error {
+	if _, ok := m.hosts[host]; ok || len(m.hosts) < m.opts.MaxHosts {
+		return nil
+	}
+	return fmt.Errorf("%w: host %s would be host %d, and the monitor keeps at most %d", ErrTooManyHosts, host, len(m.hosts)+1, m.opts.MaxHosts)
+}
+
 func (m *Monitor) handler() scheduler.Handler {
-	return func(_ context.Context, f scheduler.Firing) scheduler.Outcome {
+	return func(ctx context.Context, f scheduler.Firing) scheduler.Outcome {
 		host := strings.TrimPrefix(f.Deadline.Key, AbsentKind+"/")
 		m.mu.Lock()
 		hs := m.hosts[host]
@@ -219,10 +307,109 @@ func (m *Monitor) handler() scheduler.Handler {
 		if last.IsZero() {
 			msg = fmt.Sprintf("no beacon from %s since the monitor started (period %s + grace %s)", host, m.opts.Period, m.opts.Grace)
 		}
-		m.raise(Alarm{Host: host, Reason: "absent", LastSeen: last, At: f.Now, Message: msg})
+		m.mu.Lock()
+		out := m.admitLocked(nil, f.Now, []Alarm{{Host: host, Reason: "absent", LastSeen: last, At: f.Now, Message: msg}})
+		arm := m.limit.dropped > 0 && !m.summary
+		m.mu.Unlock()
+		if arm { // best effort: a suppressed alarm is also reported by the next one sent
+			_ = m.do(ctx, func(e *scheduler.Engine, now time.Time) error {
+				m.mu.Lock()
+				defer m.mu.Unlock()
+				m.admitLocked(e, now, nil)
+				return nil
+			})
+		}
+		for _, a := range out {
+			m.raise(a)
+		}
 		return scheduler.Succeeded()
 	}
 }
+
+// summaryHandler sends the report of the alarms the rate limit suppressed
+// once the bucket allows it, and tries again later while it does not.
+func (m *Monitor) summaryHandler() scheduler.Handler {
+	return func(ctx context.Context, f scheduler.Firing) scheduler.Outcome {
+		var out []Alarm
+		err := m.do(ctx, func(e *scheduler.Engine, now time.Time) error {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.summary = false
+			if a, ok := m.limit.summary(now); ok {
+				out = append(out, a)
+			}
+			out = append(out, m.admitLocked(e, now, nil)...) // re-arms while some wait
+			return nil
+		})
+		if err != nil {
+			return scheduler.RetryLater(err)
+		}
+		for _, a := range out {
+			m.raise(a)
+		}
+		return scheduler.Succeeded()
+	}
+}
+
+// ping is a beacon that came over HTTP. Before anything is recorded, it
+// must name a host the monitor has a key for and be signed with that key
+// at a time close to the monitor's own and later than the host's last
+// ping (auth.go); an open monitor (AllowUnauthenticated) takes any.
+func (m *Monitor) ping(ctx context.Context, host, signal, auth, body string) error {
+	err := checkHost(host)
+	var key []byte
+	switch {
+	case err != nil:
+	case m.opts.Keys != nil:
+		if key = m.opts.Keys[host]; key == nil {
+			err = fmt.Errorf("%w: the monitor has no key for host %s", ErrUnauthenticated, host)
+		}
+	case !m.opts.AllowUnauthenticated:
+		err = fmt.Errorf("%w: this monitor takes signed pings only and has no keys (start it with --keys FILE)", ErrUnauthenticated)
+	}
+	if err != nil {
+		return m.refuse(err)
+	}
+	var raise []Alarm
+	err = m.do(ctx, func(e *scheduler.Engine, now time.Time) error {
+		if key != nil {
+			m.mu.Lock()
+			last := m.lastAuth[host]
+			m.mu.Unlock()
+			ms, err := verify(key, host, signal, auth, body, now, m.opts.MaxSkew, last)
+			if err != nil {
+				return err
+			}
+			m.mu.Lock()
+			m.lastAuth[host] = ms
+			m.mu.Unlock()
+		}
+		var err error
+		raise, err = m.seen(e, now, host, signal, body)
+		return err
+	})
+	if errors.Is(err, ErrUnauthenticated) || errors.Is(err, ErrTooManyHosts) {
+		return m.refuse(err)
+	}
+	m.raiseAll(raise)
+	return err
+}
+
+// refuse counts a refused ping and logs the first, tenth, hundredth...
+// (a flood must not flood the log too).
+func (m *Monitor) refuse(err error) error {
+	n := m.refused.Add(1)
+	for p := uint64(1); p <= n; p *= 10 {
+		if p == n {
+			m.opts.Logger.Warn().Err(err).Uint64("refused", n).Msg("ping refused")
+			break
+		}
+	}
+	return err
+}
+
+// Refused is the number of pings refused so far.
+func (m *Monitor) Refused() uint64 { return m.refused.Load() }
 
 // Hosts returns every host's status, sorted by name.
 func (m *Monitor) Hosts() []HostStatus {
@@ -262,8 +449,15 @@ func (m *Monitor) Handler() http.Handler {
 			return
 		}
 		body, _ := io.ReadAll(io.LimitReader(r.Body, maxPingBody))
-		if err := m.Beacon(r.Context(), r.PathValue("host"), signal, string(body)); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		if err := m.ping(r.Context(), r.PathValue("host"), signal, r.Header.Get("Authorization"), string(body)); err != nil {
+			status := http.StatusBadRequest
+			switch {
+			case errors.Is(err, ErrUnauthenticated):
+				status = http.StatusUnauthorized
+			case errors.Is(err, ErrTooManyHosts):
+				status = http.StatusTooManyRequests
+			}
+			http.Error(w, err.Error(), status)
 			return
 		}
 		_, _ = io.WriteString(w, "OK")
@@ -273,9 +467,10 @@ func (m *Monitor) Handler() http.Handler {
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(struct {
-			Hosts  []HostStatus `json:"hosts"`
-			Alarms []Alarm      `json:"alarms"`
-		}{m.Hosts(), m.Alarms()})
+			Hosts   []HostStatus `json:"hosts"`
+			Alarms  []Alarm      `json:"alarms"`
+			Refused uint64       `json:"refused"`
+		}{m.Hosts(), m.Alarms(), m.Refused()})
 	})
 	return mux
 }

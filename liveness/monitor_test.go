@@ -151,7 +151,9 @@ func TestBeaconToMonitor(t *testing.T) {
 	defer webhook.Close()
 
 	meng, _ := memEngine(t, time.Now())
-	m, err := NewMonitor(MonitorOptions{Period: period, Grace: grace, Webhook: webhook.URL, Logger: zerolog.Nop()})
+	key := []byte("0123456789abcdef0123456789abcdef")
+	m, err := NewMonitor(MonitorOptions{Period: period, Grace: grace, Webhook: webhook.URL, Logger: zerolog.Nop(),
+		Keys: Keys{"dev1": key}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,8 @@ func TestBeaconToMonitor(t *testing.T) {
 	defer msrv.Close()
 
 	deng, ddb := memEngine(t, time.Now())
-	b, err := NewBeacon(BeaconOptions{URL: msrv.URL + "/ping/dev1", Host: "dev1", Period: period, Logger: zerolog.Nop()}, ddb)
+	b, err := NewBeacon(BeaconOptions{URL: msrv.URL + "/ping/dev1", Host: "dev1", Period: period, Logger: zerolog.Nop(),
+		Key: key, Clock: clock.Real{}}, ddb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/wakewheel/wakewheel/configs"
 	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/fleet"
+	"github.com/wakewheel/wakewheel/internal/clock"
 	"github.com/wakewheel/wakewheel/liveness"
 	"github.com/wakewheel/wakewheel/metrics"
 	ob "github.com/wakewheel/wakewheel/obligations"
@@ -217,6 +218,13 @@ func beaconOptions(c configs.Beacon, env func(string) (string, bool)) (liveness.
 			return o, fmt.Errorf("%s is unset and the hostname is unknown: %w", envBeaconHost, err)
 		}
 		o.Host = h
+	}
+	if c.KeyFile != "" {
+		key, err := readKeyFile(c.KeyFile)
+		if err != nil {
+			return o, fmt.Errorf("beacon.key_file: %w", err)
+		}
+		o.Key, o.Clock = key, clock.Real{}
 	}
 	return o, nil
 }

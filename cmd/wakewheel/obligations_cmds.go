@@ -350,17 +350,25 @@ func (a *app) canaryCmd() *cobra.Command {
 
 func (a *app) monitorCmd() *cobra.Command {
 	var o liveness.MonitorOptions
-	var listen, storeDir string
+	var listen, storeDir, keysFile string
 	var expect []string
 	var watchFleet bool
 	var alertLane string
 	cmd := &cobra.Command{
-		Use:   "monitor --listen ADDR --period D --grace D [--alarm-cmd CMD] [--webhook URL] [--fleet]",
+		Use:   "monitor --listen ADDR --period D --grace D (--keys FILE | --unauthenticated) [--alarm-cmd CMD] [--webhook URL] [--fleet]",
 		Short: "Receive beacons on /ping/<host>; alarm when a host is silent for period + grace",
 		Long: `Run it off-host; daemons send to beacon.url = http://ADDR/ping/<host>. Each
 beacon extends absent/<host>; when it fires the monitor logs, runs --alarm-cmd
 (env WAKEWHEEL_ALARM_HOST, _REASON, _MESSAGE, _LAST_SEEN, _AT) and POSTs the
-alarm as JSON to --webhook. A fail beacon alarms at once.`,
+alarm as JSON to --webhook. A fail beacon alarms at once.
+
+Pings must be signed: --keys FILE holds one "host key" line per host (mode
+0600; each daemon holds its key in beacon.key_file). A ping for a host without
+a key, unsigned, wrongly signed, replayed or stamped too far from the
+monitor's clock (monitor.max_skew) is refused and records nothing.
+--unauthenticated takes unsigned pings from anyone who reaches the port.
+Alarms are coalesced per host (monitor.alarm_interval) and rate-limited
+(monitor.alarm_rate); at most monitor.max_hosts hosts are kept.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, _, err := a.config(cmd)
@@ -370,6 +378,17 @@ alarm as JSON to --webhook. A fail beacon alarms at once.`,
 			o.Logger = newLogger(cfg.Log, os.Stderr).With().Str("component", "monitor").Logger()
 			if alertLane != "" && !watchFleet {
 				return exitError{code: 2, err: errors.New("monitor --alert-lane posts through the fleet: add --fleet (and set fleet.url)")}
+			}
+			o.MaxHosts, o.AlarmInterval, o.AlarmRate, o.MaxSkew = cfg.Monitor.MaxHosts, cfg.Monitor.AlarmInterval, cfg.Monitor.AlarmRate, cfg.Monitor.MaxSkew
+			switch {
+			case keysFile != "" && o.AllowUnauthenticated:
+				return exitError{code: 2, err: errors.New("--keys and --unauthenticated exclude each other")}
+			case keysFile != "":
+				if o.Keys, err = readMonitorKeys(keysFile); err != nil {
+					return exitError{code: 2, err: err}
+				}
+			case !o.AllowUnauthenticated && !watchFleet:
+				return exitError{code: 2, err: errors.New("give --keys FILE (one \"host key\" line per host; each daemon signs with beacon.key_file), or --unauthenticated to take unsigned pings from anyone who reaches the port")}
 			}
 			if watchFleet {
 				closeFleet, err := fleetFeed(cfg, &o, alertLane)
@@ -406,6 +425,8 @@ alarm as JSON to --webhook. A fail beacon alarms at once.`,
 	f.StringSliceVar(&expect, "expect", nil, "hosts that alarm even if they never beacon")
 	f.StringVar(&storeDir, "store", "", "keep absence windows in this directory (default: in memory)")
 	f.StringVar(&alertLane, "alert-lane", "", "with --fleet: also post every alarm as an alert obligation into this lane, wherever it is homed")
+	f.StringVar(&keysFile, "keys", "", "file of \"host key\" lines: only pings signed with their host's key are taken")
+	f.BoolVar(&o.AllowUnauthenticated, "unauthenticated", false, "take unsigned pings from anyone who reaches the port")
 	f.BoolVar(&watchFleet, "fleet", false, "also take beacons from the fleet's bucket (fleet.url); alarm monitor_blind when the broker is unreachable")
 	return cmd
 }

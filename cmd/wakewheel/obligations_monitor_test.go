@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -60,8 +61,35 @@ func (a *alarms) next(t *testing.T, within time.Duration) liveness.Alarm {
 	}
 }
 
+// beaconKeys writes a key for host where its daemon reads it (0600) and
+// the monitor's keys file, and points the home's beacon at the key.
+func beaconKeys(t *testing.T, h *home, host string) (keysFile string) {
+	t.Helper()
+	key := "0f1e2d3c4b5a69788796a5b4c3d2e1f0" + host
+	keyFile := filepath.Join(h.dir, "beacon.key")
+	keysFile = filepath.Join(h.dir, "monitor.keys")
+	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keysFile, []byte("# host key\n"+host+" "+key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.env = append(h.env, "WAKEWHEEL_BEACON_KEY_FILE="+keyFile)
+	return keysFile
+}
+
 // startMonitor runs `wakewheel monitor` and waits until it answers.
 func startMonitor(t *testing.T, h *home, period, grace string, args ...string) string {
+	return startMonitorProc(t, h, period, grace, args...).addr
+}
+
+// monitorProc is a running `wakewheel monitor`.
+type monitorProc struct {
+	addr string
+	cmd  *exec.Cmd
+}
+
+func startMonitorProc(t *testing.T, h *home, period, grace string, args ...string) monitorProc {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -84,7 +112,7 @@ func startMonitor(t *testing.T, h *home, period, grace string, args ...string) s
 		resp, err := http.Get("http://" + addr + "/status")
 		if err == nil {
 			resp.Body.Close()
-			return addr
+			return monitorProc{addr: addr, cmd: cmd}
 		}
 		if i > 1000 {
 			t.Fatalf("monitor does not answer: %v", err)
@@ -108,7 +136,7 @@ func TestMonitorAlarmsWithinPeriodPlusGraceAfterSIGKILL(t *testing.T) {
 	h := newHome(t)
 	hooks := newAlarms(t)
 	cmdLog := filepath.Join(h.dir, "alarm-cmd.log")
-	addr := startMonitor(t, h, "1s", "1s", "--webhook", hooks.srv.URL,
+	addr := startMonitor(t, h, "1s", "1s", "--keys", beaconKeys(t, h, "devbox"), "--webhook", hooks.srv.URL,
 		"--alarm-cmd", `echo "$WAKEWHEEL_ALARM_HOST $WAKEWHEEL_ALARM_REASON" >> `+cmdLog)
 	h.env = append(h.env, "WAKEWHEEL_BEACON_URL=http://"+addr+"/ping/devbox", "WAKEWHEEL_BEACON_PERIOD=1s",
 		"WAKEWHEEL_BEACON_HOST=devbox")
@@ -158,7 +186,7 @@ func TestMonitorHealthyRunRaisesNoAlarm(t *testing.T) {
 	}
 	h := newHome(t)
 	hooks := newAlarms(t)
-	addr := startMonitor(t, h, "1s", "500ms", "--webhook", hooks.srv.URL)
+	addr := startMonitor(t, h, "1s", "500ms", "--keys", beaconKeys(t, h, "devbox"), "--webhook", hooks.srv.URL)
 	h.env = append(h.env, "WAKEWHEEL_BEACON_URL=http://"+addr+"/ping/devbox", "WAKEWHEEL_BEACON_PERIOD=1s",
 		"WAKEWHEEL_BEACON_HOST=devbox")
 	d := h.start()

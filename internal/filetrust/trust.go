@@ -116,3 +116,20 @@ func DescribeUID(uid int) string {
 	}
 	return fmt.Sprintf("uid %d (%s)", uid, u.Username)
 }
+
+// CheckSecret is CheckFile for a file that holds a secret (a key): it must
+// also be unreadable by group and others, as ssh requires of a private key.
+func CheckSecret(path string) error {
+	if err := CheckFile(path); err != nil {
+		return err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%w: %s holds a secret and is mode %04o: group or others can read it; fix it with `chmod 600 %s`",
+			ErrUntrusted, path, perm, path)
+	}
+	return nil
+}

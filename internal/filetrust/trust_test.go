@@ -137,3 +137,17 @@ func TestCheckFileOwners(t *testing.T) {
 	}
 	refused(t, CheckFile(path), "owned by uid 54321", "or root")
 }
+
+func TestCheckSecret(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "beacon.key")
+	if err := os.WriteFile(path, []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckSecret(path); err != nil {
+		t.Fatalf("a 0600 key: %v", err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, CheckSecret(path), "mode 0640", "chmod 600 "+path)
+}
