@@ -46,6 +46,10 @@ type MemberOptions struct {
 	Deliveries func() (wakes, noops map[string]uint64)
 	// SLO, when set, is the urgency SLO of a class (for fleet status).
 	SLO func(ob.Class) time.Duration
+	// Check, when set, applies the local post rules to a post bound for
+	// another home before it is queued (a rejected post is refused here,
+	// not terminated there).
+	Check func(ob.Obligation) error
 }
 
 // Member is a daemon's part in a fleet: it routes posts to lanes homed
@@ -284,6 +288,11 @@ func (m *Member) Post(ctx context.Context, o ob.Obligation, create bool, wait st
 	}
 	if o.ID == "" {
 		o.ID = newID()
+	}
+	if m.opts.Check != nil {
+		if err := m.opts.Check(o); err != nil {
+			return ob.Obligation{}, "", err
+		}
 	}
 	now := m.opts.Clock.Now()
 	seq, err := m.outbox.Add(envelopeOf(o, home, m.opts.Host, now))

@@ -53,6 +53,21 @@ type Obligation struct {
 	Duplicate bool `json:"duplicate,omitempty"`
 }
 
+// Check applies Post's rules for o (lane, id, class, body, locator, key)
+// under p, without a State. A fleet member checks a post it forwards to
+// another host before it answers, so a post it accepts is one its home
+// accepts under the same policies.
+func (o Obligation) Check(p Policies) error {
+	if err := ValidateLane(o.Lane); err != nil {
+		return err
+	}
+	if err := validateID(o.ID); err != nil {
+		return err
+	}
+	pol := p.normalized()
+	return o.validate(&pol)
+}
+
 // validate checks the content of o (its lane and id are checked first, by
 // Post) against the class policy table.
 func (o *Obligation) validate(pol *[numClasses]Policy) error {

@@ -40,6 +40,7 @@ func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*flee
 		Options: fleetOptions(d.cfg.Fleet), Version: version, Clock: d.clock, Log: log,
 		Deliveries: svc.Deliveries,
 		SLO:        func(c ob.Class) time.Duration { return policies(d.cfg.Obligations)[c].SLO },
+		Check:      func(o ob.Obligation) error { return o.Check(policies(d.cfg.Obligations)) },
 		Alert: func(code, key, msg string) {
 			log.Error().Str("alert", code).Str("key", key).Msg(msg)
 			if d.runner == nil {
