@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # The engine packages run under the race detector in `make test`.
 ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./liveness/... ./roots/... ./internal/... ./api/... ./lanerun/...
 
-.PHONY: build run test test-race test-rest fuzz bench bench-scale lint clean fleet-test fleet-bench
+.PHONY: build run test test-race test-rest test-readme fuzz bench bench-scale lint clean fleet-test fleet-bench install uninstall
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wakewheel
@@ -16,15 +16,20 @@ build:
 run: build
 	./scripts/run.sh $(BIN)
 
-## test: vet, the engine under the race detector, everything else, a short
-## run of each fuzz target; < 10 min on 2 cores
-test: lint test-race test-rest fuzz
+## test: vet, the engine under the race detector, everything else, the
+## README walk-through, a short run of each fuzz target; < 10 min on 2 cores
+test: lint test-race test-rest test-readme fuzz
 
 test-race:
 	$(GO) test -race -count=1 -timeout 8m $(ENGINE_PKGS)
 
 test-rest: build
 	$(GO) test -count=1 -timeout 8m $$($(GO) list ./... | grep -v -E '/(deadlines|scheduler|store|obligations|wakes|liveness|roots|internal|api|lanerun)(/|$$)')
+
+## test-readme: every command block of README.md, run in a private home
+## against a real daemon; a non-zero exit the README does not announce fails
+test-readme: build
+	./scripts/readme-walkthrough.sh
 
 ## fuzz: each fuzz target for FUZZ_TIME (the socket API's request decoding,
 ## the MCP tool arguments, the git porcelain parser, the record decoders).
@@ -34,10 +39,15 @@ test-rest: build
 FUZZ_TIME ?= 40000x
 FUZZ_TARGETS := api:FuzzReminderBody api:FuzzObligationBody api:FuzzRequest mcpserver:FuzzToolArguments \
                 detectors:FuzzParsePorcelainV2Z store:FuzzDecodeDeadline obligations:FuzzDecode
+## Each target first builds a coverage-instrumented test binary: on a cold
+## build cache the first one rebuilds every dependency so (minutes, with no
+## output of its own), so each step says what it does and how long it took.
 fuzz:
-	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t#*:}; \
-	  echo "fuzz $$pkg $$fn for $(FUZZ_TIME)"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZ_TIME) ./$$pkg/ || exit 1; done
+	@n=0; total=$$(echo $(FUZZ_TARGETS) | wc -w); for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t#*:}; n=$$((n+1)); \
+	  echo "fuzz [$$n/$$total] $$pkg $$fn: building the instrumented test binary (the first build on a cold cache instruments every dependency), then $(FUZZ_TIME) inputs"; \
+	  start=$$(date +%s); \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZ_TIME) ./$$pkg/ || exit 1; \
+	  echo "fuzz [$$n/$$total] $$pkg $$fn: done in $$(( $$(date +%s) - start ))s"; done
 
 ## bench: the long benchmarks quoted in BENCHMARKS.md, with ratios to the
 ## baselines measured in the same run (raw output kept in bench.out)
@@ -70,6 +80,36 @@ fleet-bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+## install: the binary, the systemd user unit (Linux), shell completion
+## and man pages, under PREFIX (default ~/.local: no root needed).
+## uninstall removes exactly those files.
+PREFIX     ?= $(HOME)/.local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man/man1
+BASHCOMP   ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMP    ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMP   ?= $(PREFIX)/share/fish/vendor_completions.d
+SYSTEMDDIR ?= $(HOME)/.config/systemd/user
+install: build
+	install -Dm0755 $(BIN) $(DESTDIR)$(BINDIR)/wakewheel
+	mkdir -p $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMP) $(DESTDIR)$(ZSHCOMP) $(DESTDIR)$(FISHCOMP)
+	$(BIN) man $(DESTDIR)$(MANDIR) >/dev/null
+	$(BIN) completion bash >$(DESTDIR)$(BASHCOMP)/wakewheel
+	$(BIN) completion zsh >$(DESTDIR)$(ZSHCOMP)/_wakewheel
+	$(BIN) completion fish >$(DESTDIR)$(FISHCOMP)/wakewheel.fish
+	@if [ "$$(uname)" = Linux ]; then \
+	  mkdir -p $(DESTDIR)$(SYSTEMDDIR); \
+	  sed 's|^ExecStart=.*|ExecStart=$(BINDIR)/wakewheel daemon|' packaging/wakewheel.service >$(DESTDIR)$(SYSTEMDDIR)/wakewheel.service; \
+	  echo "installed $(BINDIR)/wakewheel; start it: systemctl --user daemon-reload && systemctl --user enable --now wakewheel"; \
+	  echo "its log: journalctl --user -u wakewheel -f"; \
+	else echo "installed $(BINDIR)/wakewheel; on macOS see packaging/README.md for the launchd agent (log: /tmp/dev.wakewheel.log)"; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/wakewheel $(DESTDIR)$(MANDIR)/wakewheel.1 $(DESTDIR)$(MANDIR)/wakewheel-*.1
+	rm -f $(DESTDIR)$(BASHCOMP)/wakewheel $(DESTDIR)$(ZSHCOMP)/_wakewheel $(DESTDIR)$(FISHCOMP)/wakewheel.fish
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/wakewheel.service
+	@echo "uninstalled; the store and the config are kept (~/.local/state/wakewheel, ~/.config/wakewheel)"
 
 clean:
 	rm -rf bin

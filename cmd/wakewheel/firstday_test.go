@@ -250,3 +250,55 @@ func TestStopWithAWaiterIsPromptAndASecondDaemonTouchesNothing(t *testing.T) {
 		t.Errorf("the waiter: exit %d, want %d saying the daemon is stopping:\n%s", exitCode(err), api.ExitStopping, out.String())
 	}
 }
+
+// make install puts the binary, the systemd user unit (pointing at that
+// binary), the completions and cobra's man pages under PREFIX; make
+// uninstall takes exactly those away. make fuzz says what each step does.
+func TestMakeInstallUninstallAndFuzzProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs make")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed (apt-get install -y make)")
+	}
+	dir := t.TempDir()
+	vars := []string{"PREFIX=" + filepath.Join(dir, "p"), "SYSTEMDDIR=" + filepath.Join(dir, "systemd")}
+	mk := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("make", append(append([]string{"-s", "-C", "../.."}, args...), vars...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	mk("install")
+	bin := filepath.Join(dir, "p", "bin", "wakewheel")
+	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
+		t.Fatalf("the installed binary: %v\n%s", err, out)
+	}
+	for _, f := range []string{"p/share/man/man1/wakewheel.1", "p/share/man/man1/wakewheel-post.1",
+		"p/share/bash-completion/completions/wakewheel", "p/share/zsh/site-functions/_wakewheel",
+		"p/share/fish/vendor_completions.d/wakewheel.fish", "systemd/wakewheel.service"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("make install did not install %s: %v", f, err)
+		}
+	}
+	if unit, _ := os.ReadFile(filepath.Join(dir, "systemd", "wakewheel.service")); !strings.Contains(string(unit), "ExecStart="+bin+" daemon") {
+		t.Errorf("the installed unit does not run the installed binary:\n%s", unit)
+	}
+	mk("uninstall")
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("make uninstall left %s", path)
+		}
+		return nil
+	})
+
+	cmd := exec.Command("make", "-s", "-C", "../..", "fuzz", "FUZZ_TARGETS=obligations:FuzzDecode", "FUZZ_TIME=10x")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "[1/1] obligations FuzzDecode: building the instrumented test binary") ||
+		!strings.Contains(string(out), "done in") {
+		t.Errorf("make fuzz does not say what it is doing: %v\n%s", err, out)
+	}
+}

@@ -59,6 +59,7 @@ func newRoot() *cobra.Command {
 		a.doctorCmd(),
 		a.watchCmd(), a.unwatchCmd(), a.armCmd(), a.disarmCmd(), a.rootsCmd(), a.leaseCmd(),
 		a.hookCmd(),
+		a.manCmd(),
 	)
 	return root
 }
