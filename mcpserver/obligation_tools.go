@@ -32,7 +32,7 @@ type Locator struct {
 // PostInput posts one obligation to a lane.
 type PostInput struct {
 	Lane    string   `json:"lane" jsonschema:"the lane (consumer) the obligation is for"`
-	ID      string   `json:"id" jsonschema:"your idempotency id: posting the same id again returns the original"`
+	ID      string   `json:"id,omitempty" jsonschema:"optional: your idempotency id (posting the same id again returns the original); give one that is stable across your retries, or the daemon makes one"`
 	Class   string   `json:"class" jsonschema:"human (a person's message), peer (another agent's request), digest (a machine summary) or alert: picks the re-wake cadence and SLO"`
 	Body    string   `json:"body" jsonschema:"the message"`
 	Locator *Locator `json:"locator,omitempty" jsonschema:"where the fact lives: required for peer, digest and alert (repo plus one of issue, sha, file)"`
@@ -77,6 +77,7 @@ func (t tools) addObligationTools(s *mcp.Server) {
 			"class": {enum: []any{"human", "peer", "digest", "alert"}},
 			"key":   {maxLen: length(256)},
 		}),
+		OutputSchema: outputSchema[api.PostResult](),
 	}, t.post)
 	addTool(s, &mcp.Tool{
 		Name: "wait",
@@ -86,32 +87,37 @@ func (t tools) addObligationTools(s *mcp.Server) {
 			"wait long-polls until the lane has unconsumed obligations, then returns its digest: everything unconsumed since your last ack. " +
 			"Answers {woke: true, digest} on a wake, {woke: false} when the timeout passes first (also when the daemon is down: it retries the socket until then). " +
 			"A delivered digest counts as received (not consumed): ack what you act on.",
-		Annotations: mutating,
-		InputSchema: inputSchema[WaitInput](wait),
+		Annotations:  mutating,
+		InputSchema:  inputSchema[WaitInput](wait),
+		OutputSchema: outputSchema[WaitResult](),
 	}, t.wait)
 	addTool(s, &mcp.Tool{
-		Name:        "digest",
-		Description: "The lane's digest now, without waiting: counts per class, every human and peer message in order, machine digests coalesced, and a noop verdict.",
-		Annotations: readOnly,
-		InputSchema: inputSchema[LaneInput](lane),
+		Name:         "digest",
+		Description:  "The lane's digest now, without waiting: counts per class, every human and peer message in order, machine digests coalesced, and a noop verdict.",
+		Annotations:  readOnly,
+		InputSchema:  inputSchema[LaneInput](lane),
+		OutputSchema: outputSchema[ob.Digest](),
 	}, t.digest)
 	addTool(s, &mcp.Tool{
-		Name:        "ack",
-		Description: "Acknowledge consumption up to a sequence number (cumulative). Synced to disk before the answer. Acking below the current cursor is a no-op.",
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
-		InputSchema: inputSchema[AckInput](ack),
+		Name:         "ack",
+		Description:  "Acknowledge consumption up to a sequence number (cumulative). Synced to disk before the answer. Acking below the current cursor is a no-op.",
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		InputSchema:  inputSchema[AckInput](ack),
+		OutputSchema: outputSchema[ob.LaneStatus](),
 	}, t.ack)
 	addTool(s, &mcp.Tool{
-		Name:        "park",
-		Description: "Phase one of a park: flush and checkpoint the lane's consumed cursor. Once it answers you may clear your context; call resume afterwards.",
-		Annotations: mutating,
-		InputSchema: inputSchema[LaneInput](lane),
+		Name:         "park",
+		Description:  "Phase one of a park: flush and checkpoint the lane's consumed cursor. Once it answers you may clear your context; call resume afterwards.",
+		Annotations:  mutating,
+		InputSchema:  inputSchema[LaneInput](lane),
+		OutputSchema: outputSchema[ob.Checkpoint](),
 	}, t.park)
 	addTool(s, &mcp.Tool{
-		Name:        "resume",
-		Description: "Resume a parked lane: returns the digest of everything since the checkpoint.",
-		Annotations: mutating,
-		InputSchema: inputSchema[LaneInput](lane),
+		Name:         "resume",
+		Description:  "Resume a parked lane: returns the digest of everything since the checkpoint.",
+		Annotations:  mutating,
+		InputSchema:  inputSchema[LaneInput](lane),
+		OutputSchema: outputSchema[ob.Digest](),
 	}, t.resume)
 }
 
@@ -119,14 +125,11 @@ func (t tools) post(ctx context.Context, _ *mcp.CallToolRequest, in PostInput) (
 	if _, err := segment("lane", in.Lane); err != nil {
 		return nil, nil, fmt.Errorf("post: %w", err)
 	}
-	if in.ID == "" {
-		return nil, nil, errors.New("post: id is required: choose one that is stable across retries")
-	}
 	req := api.PostRequest{Lane: in.Lane, Class: in.Class, ID: in.ID, Body: in.Body, Key: in.Key, Create: in.Create}
 	if in.Locator != nil {
 		req.Locator = ob.Locator{Repo: in.Locator.Repo, Issue: in.Locator.Issue, SHA: in.Locator.SHA, File: in.Locator.File}
 	}
-	var out any
+	var out api.PostResult
 	err := t.call(ctx, "post", http.MethodPost, "/v1/obligations", req, &out)
 	return nil, out, err
 }
@@ -221,7 +224,7 @@ func (t tools) digest(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput)
 	if in.Who != "" {
 		path += "?" + url.Values{"who": {in.Who}}.Encode()
 	}
-	var out any
+	var out ob.Digest
 	err = t.call(ctx, "digest", http.MethodGet, path, nil, &out)
 	return nil, out, err
 }
@@ -235,7 +238,7 @@ func (t tools) ack(ctx context.Context, _ *mcp.CallToolRequest, in AckInput) (*m
 		return nil, nil, errors.New("ack: upto must be at least 1: the head of the digest you consumed")
 	}
 	upto := in.Upto
-	var out any
+	var out ob.LaneStatus
 	err = t.call(ctx, "ack", http.MethodPost, "/v1/lanes/"+seg+"/ack", api.AckRequest{Upto: &upto, Action: in.Action}, &out)
 	return nil, out, err
 }
@@ -245,7 +248,7 @@ func (t tools) park(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("park: %w", err)
 	}
-	var out any
+	var out ob.Checkpoint
 	err = t.call(ctx, "park", http.MethodPost, "/v1/lanes/"+seg+"/park", nil, &out)
 	return nil, out, err
 }
@@ -256,7 +259,7 @@ func (t tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resume: %w", err)
 	}
-	var out any
+	var out ob.Digest
 	err = t.call(ctx, "resume", http.MethodPost, "/v1/lanes/"+seg+"/resume", api.ResumeRequest{Who: in.Who}, &out)
 	return nil, out, err
 }

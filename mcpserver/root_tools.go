@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/roots"
 )
 
 // WatchInput registers a root. It deliberately has no ingest or reconcile
@@ -32,6 +33,11 @@ type LeaseInput struct {
 	TTL  string `json:"ttl,omitempty" jsonschema:"acquire and renew: how long the lease lives without a renew, a Go duration (default 5m)"`
 }
 
+// LeaseNameInput names a lease (lease_release).
+type LeaseNameInput struct {
+	Name string `json:"name" jsonschema:"the lease's name, e.g. a root path or a task"`
+}
+
 // DefaultLeaseTTL is the TTL the lease tools send when none is given.
 const DefaultLeaseTTL = 5 * time.Minute
 
@@ -41,36 +47,51 @@ func (t tools) addRootTools(s *mcp.Server) {
 		Name: "watch",
 		Description: "Register a directory as a root. Registration alone watches nothing: arm it to start detection. " +
 			"The commands a root runs are configured by the operator; an agent cannot set them.",
-		Annotations: mutating,
-		InputSchema: inputSchema[WatchInput](path),
+		Annotations:  mutating,
+		InputSchema:  inputSchema[WatchInput](path),
+		OutputSchema: outputSchema[roots.Status](),
 	}, t.watch)
 	addTool(s, &mcp.Tool{
-		Name:        "unwatch",
-		Description: "Forget a root that an agent registered: its watches, backlog and deadlines go. The operator's roots are refused.",
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
-		InputSchema: inputSchema[RootInput](path),
+		Name:         "unwatch",
+		Description:  "Forget a root that an agent registered: its watches, backlog and deadlines go. The operator's roots are refused.",
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		InputSchema:  inputSchema[RootInput](path),
+		OutputSchema: outputSchema[api.UnwatchResult](),
 	}, t.unwatch)
 	addTool(s, &mcp.Tool{
-		Name:        "arm",
-		Description: "Arm a root: file changes under it push detection deadlines. Persisted across restarts.",
-		Annotations: mutating,
-		InputSchema: inputSchema[RootInput](path),
+		Name:         "arm",
+		Description:  "Arm a root: file changes under it push detection deadlines. Persisted across restarts.",
+		Annotations:  mutating,
+		InputSchema:  inputSchema[RootInput](path),
+		OutputSchema: outputSchema[roots.Status](),
 	}, t.arm)
 	addTool(s, &mcp.Tool{
-		Name:        "disarm",
-		Description: "Disarm a root: stop watching it, keep its registration.",
-		Annotations: mutating,
-		InputSchema: inputSchema[RootInput](path),
+		Name:         "disarm",
+		Description:  "Disarm a root: stop watching it, keep its registration.",
+		Annotations:  mutating,
+		InputSchema:  inputSchema[RootInput](path),
+		OutputSchema: outputSchema[roots.Status](),
 	}, t.disarm)
 	lease := map[string]prop{"name": {maxLen: length(256)}}
-	for _, verb := range []string{"acquire", "renew", "release"} {
+	for _, verb := range []string{"acquire", "renew"} {
 		addTool(s, &mcp.Tool{
-			Name:        "lease_" + verb,
-			Description: leaseDescriptions[verb],
-			Annotations: mutating,
-			InputSchema: inputSchema[LeaseInput](lease),
+			Name:         "lease_" + verb,
+			Description:  leaseDescriptions[verb],
+			Annotations:  mutating,
+			InputSchema:  inputSchema[LeaseInput](lease),
+			OutputSchema: outputSchema[roots.Lease](),
 		}, t.lease(verb))
 	}
+	// release takes no ttl: its input does not list one.
+	addTool(s, &mcp.Tool{
+		Name:         "lease_release",
+		Description:  leaseDescriptions["release"],
+		Annotations:  mutating,
+		InputSchema:  inputSchema[LeaseNameInput](lease),
+		OutputSchema: outputSchema[api.ReleaseResult](),
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in LeaseNameInput) (*mcp.CallToolResult, any, error) {
+		return t.lease("release")(ctx, req, LeaseInput{Name: in.Name})
+	})
 }
 
 var leaseDescriptions = map[string]string{
@@ -100,7 +121,7 @@ func (t tools) watch(ctx context.Context, _ *mcp.CallToolRequest, in WatchInput)
 	}
 	// Never Ingest or Reconcile: see WatchInput.
 	body := api.WatchRequest{Path: p, Skip: in.Skip, Arm: in.Arm, By: "agent"}
-	var out any
+	var out roots.Status
 	err = t.call(ctx, "watch", http.MethodPost, "/v1/roots", body, &out)
 	return nil, out, err
 }
@@ -110,7 +131,7 @@ func (t tools) unwatch(ctx context.Context, _ *mcp.CallToolRequest, in RootInput
 	if err != nil {
 		return nil, nil, err
 	}
-	var out any
+	var out api.UnwatchResult
 	err = t.call(ctx, "unwatch", http.MethodDelete, "/v1/roots?"+url.Values{"path": {p}, "by": {"agent"}}.Encode(), nil, &out)
 	return nil, out, err
 }
@@ -128,7 +149,7 @@ func (t tools) rootVerb(ctx context.Context, verb string, in RootInput) (*mcp.Ca
 	if err != nil {
 		return nil, nil, err
 	}
-	var out any
+	var out roots.Status
 	err = t.call(ctx, verb, http.MethodPost, "/v1/roots/"+verb, api.RootRequest{Path: p}, &out)
 	return nil, out, err
 }
@@ -154,7 +175,14 @@ func (t tools) lease(verb string) mcp.ToolHandlerFor[LeaseInput, any] {
 			return nil, nil, fmt.Errorf("%s: release takes no ttl", tool)
 		}
 		var out any
-		err = t.call(ctx, tool, http.MethodPost, "/v1/leases/"+name+"/"+verb, body, &out)
+		if verb == "release" {
+			var rel api.ReleaseResult
+			err = t.call(ctx, tool, http.MethodPost, "/v1/leases/"+name+"/"+verb, body, &rel)
+			return nil, rel, err
+		}
+		var l roots.Lease
+		err = t.call(ctx, tool, http.MethodPost, "/v1/leases/"+name+"/"+verb, body, &l)
+		out = l
 		return nil, out, err
 	}
 }

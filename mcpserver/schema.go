@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"fmt"
+	"reflect"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -37,3 +39,15 @@ func inputSchema[T any](props map[string]prop) *jsonschema.Schema {
 
 func num(v float64) *float64 { return &v }
 func length(n int) *int      { return &n }
+
+// outputSchema is the schema of a tool's answer, T as the daemon writes
+// it: durations are strings ("45s"), as in all of the API's JSON.
+func outputSchema[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[time.Duration](): {Type: "string", Description: "a Go duration, e.g. 45s"},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: output schema of %T: %v", *new(T), err))
+	}
+	return s
+}

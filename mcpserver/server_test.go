@@ -170,7 +170,7 @@ func TestBadArgumentsAreToolErrorsAndReachNoRoute(t *testing.T) {
 		{"ack", map[string]any{"lane": "dev", "upto": 0}, "upto"},
 		{"watch", map[string]any{"path": "/r", "ingest": "rm -rf ~"}, "ingest"},
 		{"lease_acquire", map[string]any{"name": "b", "ttl": "-1s"}, "ttl"},
-		{"lease_release", map[string]any{"name": "b", "ttl": "1s"}, "no ttl"},
+		{"lease_release", map[string]any{"name": "b", "ttl": "1s"}, `additional properties ["ttl"]`}, // release lists no ttl: the schema refuses one
 		{"status", map[string]any{"verbose": true}, "verbose"},
 	}
 	for _, tc := range cases {
@@ -283,5 +283,35 @@ func TestObligationToolsExplainAMissingRoute(t *testing.T) {
 	}
 	if !strings.Contains(text(res), "does not offer digest") && !strings.Contains(text(res), http.StatusText(http.StatusNotFound)) {
 		t.Errorf("digest without the route: %q", text(res))
+	}
+}
+
+// Every tool says what it answers (an output schema), post takes no
+// required id, and lease_release lists no ttl it would refuse.
+func TestEveryToolHasAnOutputSchemaAndListsOnlyWhatItTakes(t *testing.T) {
+	cs := connect(t, &recorder{})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if out, ok := tool.OutputSchema.(map[string]any); !ok || out["type"] != "object" {
+			t.Errorf("%s has no object output schema: %v", tool.Name, tool.OutputSchema)
+		}
+		in, _ := tool.InputSchema.(map[string]any)
+		props, _ := in["properties"].(map[string]any)
+		required, _ := in["required"].([]any)
+		switch tool.Name {
+		case "post":
+			for _, r := range required {
+				if r == "id" {
+					t.Errorf("post requires id: %v", required)
+				}
+			}
+		case "lease_release":
+			if _, ok := props["ttl"]; ok {
+				t.Errorf("lease_release lists a ttl it does not take: %v", props)
+			}
+		}
 	}
 }

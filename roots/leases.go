@@ -33,7 +33,7 @@ type Lease struct {
 	Name     string        `json:"name"`
 	Acquired time.Time     `json:"acquired"`
 	Expires  time.Time     `json:"expires"`
-	TTL      time.Duration `json:"ttl_ns"`
+	TTL      time.Duration `json:"ttl"` // a duration string in JSON (json.go)
 }
 
 type leasePayload struct {

@@ -302,3 +302,27 @@ func TestMakeInstallUninstallAndFuzzProgress(t *testing.T) {
 		t.Errorf("make fuzz does not say what it is doing: %v\n%s", err, out)
 	}
 }
+
+// Through the real adapter: post takes no required id (as on the CLI), and
+// every answer comes with structured content matching its output schema.
+func TestMCPPostWithoutAnIDAndTypedAnswers(t *testing.T) {
+	h := newHome(t)
+	d := h.start()
+	defer d.stop(t)
+	cs, _ := h.mcpSession(t)
+	var posted api.PostResult
+	structured(t, "post", callTool(t, cs, "post", map[string]any{"lane": "dev", "class": "human", "body": "hi", "create": true}), &posted)
+	if posted.Obligation.ID == "" || posted.Obligation.Seq != 1 {
+		t.Errorf("post without an id: %+v", posted)
+	}
+	var lease map[string]any
+	structured(t, "lease_acquire", callTool(t, cs, "lease_acquire", map[string]any{"name": "job", "ttl": "10m"}), &lease)
+	if lease["ttl"] != "10m0s" {
+		t.Errorf("lease_acquire answers ttl %v, want the string 10m0s", lease["ttl"])
+	}
+	var released map[string]any
+	structured(t, "lease_release", callTool(t, cs, "lease_release", map[string]any{"name": "job"}), &released)
+	if released["released"] != true {
+		t.Errorf("lease_release: %v", released)
+	}
+}
