@@ -4,8 +4,10 @@
 # Every ```sh block of README.md runs, line by line, in a private home
 # (HOME, XDG_* and the socket are fresh directories) against a real daemon:
 # the one the README's first block starts with `make run`. The walk-through
-# plays the newcomer's second terminal: `make run` and `wakewheel daemon`
-# are started in the background (the first must come up and answer);
+# plays the newcomer's second terminal: `make run`, `wakewheel daemon` and
+# every line ending in & are started in the background, each in a process
+# group of its own that is stopped at the end (the first daemon must come
+# up and answer); a line ending in \ continues on the next;
 # `make test` is not run (it is what runs this script). A line that exits
 # non-zero fails the walk-through unless the line's own comment announces
 # the status ("exits 124"). The README's own premises are provided first:
@@ -14,6 +16,7 @@
 #
 # Usage: scripts/readme-walkthrough.sh [README.md]   (bin/wakewheel built)
 set -uo pipefail
+shopt -s extglob
 repo=$(cd "$(dirname "$0")/.." && pwd)
 readme=${1:-$repo/README.md}
 [ -x "$repo/bin/wakewheel" ] || { echo "readme walk-through: build bin/wakewheel first (make build)" >&2; exit 2; }
@@ -59,7 +62,10 @@ for block in "$blocks"/*.sh; do
   script=$work/run.sh
   {
     echo 'check() { if [ "$1" != "$2" ]; then echo "README walk-through: exit $1 (announced: $2): $3" >&2; echo FAILED >>"$WALK_FAILED"; fi; }'
+    joined=""
     while IFS= read -r line || [ -n "$line" ]; do
+      if [[ $line == *\\ ]]; then joined+="${line%\\} "; continue; fi # a command continued on the next line
+      line="$joined$line" joined=""
       [ -z "${line// }" ] && continue
       cmd=${line%%#*}
       want=0
@@ -67,7 +73,7 @@ for block in "$blocks"/*.sh; do
       quoted=$(printf '%q' "$line")
       case "$cmd" in
         *"make test"*) echo "echo 'README walk-through: not run (it runs this walk-through): '$quoted" ;;
-        *"make run"*|*"wakewheel daemon"*)
+        *"make run"*|*"wakewheel daemon"*|*"&"*([[:space:]]))
           echo "echo \"README walk-through: in the background: \"$quoted"
           echo "setsid bash -c $(printf '%q' "${cmd%&}") >>\"$work/daemon.log\" 2>&1 & echo \$! >>\"$work/background\"" ;;
         *)
