@@ -2,6 +2,7 @@ package detectors
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,5 +107,31 @@ func TestTrackerPlainDirectory(t *testing.T) {
 	}
 	if res := detect(t, tr, Scan{Full: true}, true); !slices.Equal(res.Paths, []string{"x/1.txt", "y/2.txt"}) {
 		t.Fatalf("full scan: %q", res.Paths)
+	}
+}
+
+// The memory persisted with a capture survives a restart: a new tracker
+// restored from it does not hand the dirty and untracked files again,
+// and still hands one that changed since.
+func TestTrackerMemorySurvivesARestart(t *testing.T) {
+	dir, head := trackerRepo(t, "a.go")
+	tr := NewTracker(dir, SkipPolicy{})
+	writeFile(t, dir, "a.go", "v2\n")
+	writeFile(t, dir, "new file.txt", "untracked\n")
+	writeFile(t, dir, "other.txt", "untracked\n")
+	detect(t, tr, Scan{SinceRef: head}, false)
+	mem := tr.Memory()
+	tr.Captured()
+
+	again := NewTracker(dir, SkipPolicy{})
+	if err := again.Restore(mem); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "other.txt", "changed while the daemon was down\n")
+	if res := detect(t, again, Scan{SinceRef: head}, true); !slices.Equal(res.Paths, []string{"other.txt"}) {
+		t.Fatalf("after a restart: %q, want only other.txt", res.Paths)
+	}
+	if err := NewTracker(dir, SkipPolicy{}).Restore([]byte{1, 200}); !errors.Is(err, ErrBadMemory) {
+		t.Fatalf("a truncated memory: %v", err)
 	}
 }

@@ -27,6 +27,12 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 		return scheduler.Succeeded()
 	}
 	now := f.Now
+	ino, there := detectors.DirIdentity(path)
+	if !there {
+		return m.rootMissing(ctx, r, path, now)
+	}
+	r.ino = ino
+	back := m.rootBack(r, path)
 	evicted := m.ensureWatch(ctx, r)
 	m.mu.Lock()
 	track := r.track
@@ -66,14 +72,14 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 			Msg("ignoring a file the root's own command writes at every run (it would loop); to make it permanent: wakewheel watch " + path + " --skip /" + p)
 	}
 	head := res.Head
-	added, depth, err := m.capture(r, path, paths, head, isGit, now, res.Partial)
+	added, depth, err := m.capture(r, path, paths, head, isGit, now, res.Partial, track.Memory())
 	if err != nil {
 		m.noteError(r, now, err)
 		return scheduler.RetryLater(fmt.Errorf("capturing the changed set of %s: %w", path, err))
 	}
 	track.Captured()
 	var muts []scheduler.Mutation
-	if depth > 0 {
+	if depth > 0 || back {
 		muts = append(muts, pushNow(KindDrain, path))
 	}
 	if evicted && added > 0 {
@@ -127,10 +133,11 @@ func (m *Manager) scanOf(r *root) detectors.Scan {
 }
 
 // capture appends paths to the root's backlog and advances its since ref
-// in one synced write: the ref never moves past changes that are not
-// durably queued. It returns how many paths were new and the backlog's
+// in one synced write, with the tracker's memory of the set: the ref never
+// moves past changes that are not durably queued, and a restart knows
+// what was captured. It returns how many paths were new and the backlog's
 // depth.
-func (m *Manager) capture(r *root, path string, paths []string, head string, isGit bool, now time.Time, scanErr error) (added, depth int, err error) {
+func (m *Manager) capture(r *root, path string, paths []string, head string, isGit bool, now time.Time, scanErr error, memory []byte) (added, depth int, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r.gone {
@@ -149,6 +156,9 @@ func (m *Manager) capture(r *root, path string, paths []string, head string, isG
 	}
 	if len(ops) > 0 || rec.SinceRef != r.rec.SinceRef || rec.LastError != r.rec.LastError {
 		ops = append(ops, store.PutOp(nsRoots, path, encodeRecord(rec)))
+		if memory != nil {
+			ops = append(ops, store.PutOp(nsMemory, path, memory))
+		}
 		if err := m.db.Write(true, ops...); err != nil {
 			return 0, r.q.Len(), err
 		}

@@ -148,14 +148,18 @@
 // in the backlog; nothing in flight is persisted, so nothing wedges. A
 // plain directory's stat cache lives in memory: its first detection after
 // a start is a full inventory (every file handed to ingest again). The
-// git "previous set" memory is in memory too: dirty files are handed once
-// more after a restart, and a file reverted while the daemon was down is
-// not seen.
+// git "previous set" memory (the tracker's) is persisted with each
+// capture (n/rootmem/<path>): dirty and untracked files captured before a
+// restart are not handed again after it, and one changed or reverted
+// while the daemon was down is. A root whose directory goes away is
+// looked for (recover.go): re-armed when it comes back; a rename is said
+// plainly (alert root_renamed) and its commands stop.
 //
 // # Store layout and upgrade safety
 //
 //	n/roots/<path>          Record, JSON with a version (record.go)
 //	n/rootq/<id>/<seq>      a backlog entry: the path's bytes
+//	n/rootmem/<path>        the git tracker's memory of its last capture
 //
 // Decoders accept every older record (testdata/fixture-v1, loaded by
 // TestFixtureV1StillLoadsAndStaysArmed): a record without an ID gets one.

@@ -2,8 +2,10 @@ package roots
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/wakewheel/wakewheel/internal/supervise"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
@@ -29,6 +31,9 @@ func (m *Manager) drainHandler(ctx context.Context, f scheduler.Firing) schedule
 		return scheduler.Succeeded()
 	}
 	if res := r.runs.take(KindDrain); res != nil {
+		if errors.Is(res.err, supervise.ErrNoDir) {
+			return scheduler.Succeeded() // the root went away: its detection takes over (recover.go)
+		}
 		if res.err != nil {
 			return scheduler.RetryLater(fmt.Errorf("ingest of %s: %w (the batch stays in the backlog; once the command is fixed, `wakewheel roots retry %s` drains it at once)", path, res.err, path))
 		}
@@ -49,7 +54,7 @@ func (m *Manager) drainHandler(ctx context.Context, f scheduler.Firing) schedule
 // ingest handler and a non-empty backlog, and reports whether it did.
 // m.mu is held.
 func (m *Manager) startBatchLocked(r *root) bool {
-	if !r.rec.Armed || r.runs.busy() || !m.hasIngest(r) {
+	if !r.rec.Armed || r.runs.busy() || !m.hasIngest(r) || r.dirMissingLocked() {
 		return false
 	}
 	batch := r.q.take(m.windows(r).DrainBudget)

@@ -194,6 +194,20 @@ func (m *Manager) load() error {
 	if err != nil {
 		return fmt.Errorf("roots: load backlogs: %w", err)
 	}
+	err = m.db.Scan(nsMemory, "", func(key string, val []byte) error {
+		r := m.roots[key]
+		if r == nil {
+			orphans = append(orphans, store.DeleteOp(nsMemory, key))
+			return nil
+		}
+		if err := r.track.Restore(val); err != nil {
+			m.log.Warn().Err(err).Str("root", key).Msg("the root's memory of its last capture is unreadable; its dirty files are handed to ingest once more")
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("roots: load capture memories: %w", err)
+	}
 	if ops := append(fix, orphans...); len(ops) > 0 {
 		if err := m.db.Write(true, ops...); err != nil {
 			return fmt.Errorf("roots: upgrade records: %w", err)

@@ -65,6 +65,10 @@ func (m *Manager) reconcileHandler(ctx context.Context, f scheduler.Firing) sche
 	if !r.rec.Armed || !m.hasReconcile(r) {
 		return scheduler.Succeeded()
 	}
+	if r.dirMissingLocked() {
+		r.st.lastReconcileResult = "skipped: the root's directory is not there"
+		return scheduler.Succeeded()
+	}
 	if r.rec.Candidate {
 		r.st.lastReconcile = now
 		r.st.lastReconcileResult = "skipped: the root is a candidate"

@@ -19,6 +19,11 @@ const (
 	// nsQueue holds the backlogs: key "<id:016x>/<seq:016x>", value the
 	// root-relative path, bytes as they are on disk.
 	nsQueue = "rootq"
+	// nsMemory holds a git root's tracker memory (the last captured set
+	// with each path's state on disk, detectors.Tracker.Memory), keyed by
+	// the root's path and written with the capture: a restart does not
+	// hand the dirty and untracked files to ingest again.
+	nsMemory = "rootmem"
 )
 
 // recordVersion is the version this build writes in Record.V. Older

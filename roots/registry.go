@@ -232,7 +232,7 @@ func (m *Manager) unwatch(ctx context.Context, p string, byAgent bool) (bool, er
 		m.mu.Unlock()
 		return false, fmt.Errorf("%w: %s was registered by the operator (wakewheel watch or the config file); an agent may only unwatch the roots it registered", ErrOperators, path)
 	}
-	ops := append(r.q.deleteAll(), store.DeleteOp(nsRoots, path))
+	ops := append(r.q.deleteAll(), store.DeleteOp(nsRoots, path), store.DeleteOp(nsMemory, path))
 	if err := m.db.Write(true, ops...); err != nil {
 		m.mu.Unlock()
 		return false, err

@@ -34,6 +34,7 @@ type root struct {
 	track *detectors.Tracker
 	// Worker only (the detection handler).
 	lockSince time.Time // .git/index.lock first seen by a waiting detection
+	ino       uint64    // the directory's inode at the last detection: finds a rename
 	isGit     bool      // guarded by mu: the last detection found a work tree
 
 	sig  signals    // written by watcher callbacks
@@ -41,8 +42,9 @@ type root struct {
 
 	win atomic.Pointer[Windows] // the root's own windows (config file), or nil
 
-	runs            runs // the supervised ingest and reconcile runs (runs.go)
-	conflictRetried bool // the reconcile's one conflict retry is spent
+	runs            runs    // the supervised ingest and reconcile runs (runs.go)
+	gonedir         missing // the directory went away (recover.go)
+	conflictRetried bool    // the reconcile's one conflict retry is spent
 
 	st stats
 }
@@ -152,6 +154,8 @@ func (r *root) mode() (mode, reason, detail string) {
 	switch {
 	case !r.rec.Armed:
 		return ModeDisarmed, "", "not armed: nothing is watched or run"
+	case r.dirMissingLocked():
+		return r.missingMode()
 	case r.watchFail != "":
 		return ModePolling, "watch failed", r.watchFail
 	case r.w == nil:
@@ -201,7 +205,8 @@ func (m *Manager) ensureWatch(ctx context.Context, r *root) (evicted bool) {
 			return false
 		case st.Mode == detectors.ModeEvicted && !rearm:
 			return true
-		case st.Mode == detectors.ModePolling && st.Reason != detectors.ReasonOverflow && st.Reason != detectors.ReasonWatcherDied:
+		case st.Mode == detectors.ModePolling && st.Reason != detectors.ReasonOverflow && st.Reason != detectors.ReasonWatcherDied &&
+			st.Reason != detectors.ReasonRootGone:
 			return false // a limit or a filesystem: stays polled until arm or restart
 		}
 		_ = w.Close()
