@@ -61,6 +61,7 @@ func needTmux(t *testing.T) string {
 // again at the class cadence (10 s) and then consumed; a missing pane is
 // shown in lanes and alerted, never retried hot.
 func TestPaneDelivery(t *testing.T) {
+	t.Parallel() // mostly waits on cadences and idle windows: it may overlap the others
 	tmux := needTmux(t)
 	h := newHome(t)
 	dir := filepath.Join(h.dir, "agent")

@@ -169,6 +169,7 @@ func TestRunnerConsumesEveryPostOnce(t *testing.T) {
 // SIGKILLs of the daemon while runs are under way lose nothing and never
 // let a lane run twice at once.
 func TestRunnerRetriesAtTheCadenceAndSurvivesKills(t *testing.T) {
+	t.Parallel() // mostly waits on cadences and idle windows: it may overlap the others
 	if testing.Short() {
 		t.Skip("kills a daemon 20 times")
 	}

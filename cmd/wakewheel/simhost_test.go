@@ -257,6 +257,7 @@ func (s *simHost) loop(c *api.Client, wg *sync.WaitGroup) {
 // the agent came to rest reached through the runner or the pane, and no
 // hook held its agent while the daemon was down.
 func TestSimulatedHostWorkingDay(t *testing.T) {
+	t.Parallel() // mostly waits on cadences and idle windows: it may overlap the others
 	if testing.Short() {
 		t.Skip("a compressed working day")
 	}
