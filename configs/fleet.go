@@ -27,6 +27,7 @@ type Fleet struct {
 	OutboxMax  int           // fleet.outbox.max
 	Beacon     FleetBeacon
 	Lanes      FleetLanes
+	Embed      string // fleet.embed: a broker node's store directory, "" for none
 }
 
 // FleetLanes is the publishing of lane state (keys fleet.lanes.*).
@@ -51,6 +52,9 @@ var fleetSettings = []Setting{
 	{Key: "fleet.url", Kind: KindString, Default: "",
 		Reason: "empty: the daemon stays on its own host; nats://host:port (comma-separated for a cluster) joins a fleet",
 		field:  func(c *Config) any { return &c.Fleet.URL }},
+	{Key: "fleet.embed", Kind: KindString, Default: "",
+		Reason: "empty: the broker runs on its own (wakewheel broker); a directory runs a one-node broker inside the daemon at fleet.url, for a fleet of one (a laptop, a test)",
+		field:  func(c *Config) any { return &c.Fleet.Embed }, check: optionalPath(func(c *Config) string { return c.Fleet.Embed }), rule: "empty or an absolute path"},
 	{Key: "fleet.host", Kind: KindString, Default: "the hostname",
 		Reason: "a host's lanes are homed under its name and its beacon carries it; the hostname is unique in most fleets",
 		field:  func(c *Config) any { return &c.Fleet.Host }, derive: deriveFleetHost,
@@ -107,6 +111,22 @@ var fleetSettings = []Setting{
 
 // fleetRules tie the broker's address to its protection.
 var fleetRules = []rule{{
+	key:  "fleet.embed",
+	deps: []string{"fleet.url", "fleet.replicas"},
+	doc:  "needs fleet.url (one loopback URL, where the node listens) and fleet.replicas 1",
+	check: func(c *Config) string {
+		f := c.Fleet
+		switch {
+		case f.Embed == "":
+			return ""
+		case f.URL == "" || strings.Contains(f.URL, ","):
+			return "an embedded broker listens at fleet.url: set it to one URL such as nats://127.0.0.1:4222"
+		case f.Replicas != 1:
+			return "an embedded broker is a single node: set fleet.replicas to 1"
+		}
+		return ""
+	},
+}, {
 	key:   "fleet.url",
 	deps:  []string{"fleet.creds", "fleet.nkey_seed", "fleet.tls.ca", "fleet.tls.cert", "fleet.tls.key"},
 	doc:   "empty, nats:// or tls:// URLs; beyond loopback only with TLS and credentials",

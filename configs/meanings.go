@@ -49,6 +49,7 @@ var meanings = map[string]string{
 	"metrics.allow_remote":       "whether metrics.listen may be an address beyond loopback",
 	"fleet.url":                  "the NATS broker that joins this host to a fleet (empty: no fleet)",
 	"fleet.host":                 "this host's name in the fleet",
+	"fleet.embed":                "the store of a one-node broker run inside the daemon (empty: none)",
 	"fleet.creds":                "the NATS credentials file of this host",
 	"fleet.nkey_seed":            "the file holding this host's nkey seed",
 	"fleet.tls.ca":               "the CA that signs the broker's certificate",

@@ -391,3 +391,37 @@ func TestFleetAllBrokersDown(t *testing.T) {
 	}
 	t.Logf("50 posts queued with every broker down; imported %s after the brokers restarted; %d wakes, 0 no-op", took.Round(time.Millisecond), wakes.Load())
 }
+
+// TestFleetOfOneEmbedsItsBroker: fleet.embed runs a one-node broker inside
+// the daemon; lanes are homed, posts land, fleet status reads the broker.
+func TestFleetOfOneEmbedsItsBroker(t *testing.T) {
+	url := fmt.Sprintf("nats://127.0.0.1:%d", freePort(t))
+	d := startDaemon(t, "solo", url, "WAKEWHEEL_FLEET_EMBED="+t.TempDir(), "WAKEWHEEL_FLEET_REPLICAS=1")
+	openLanes(t, d, "me")
+	if res, err := d.client.Post(ctxFor(t, 10*time.Second), api.PostRequest{Lane: "me", Class: "human", ID: "1", Body: "x"}); err != nil || res.Route != fleet.PostedLocal {
+		t.Fatalf("post: %+v %v", res, err)
+	}
+	var out []byte
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		cmd := exec.Command(wakewheelBin(t), "fleet", "status", "--json")
+		cmd.Env = append(os.Environ(), d.env...)
+		var err error
+		out, err = cmd.Output()
+		var v struct {
+			Member fleet.MemberStatus `json:"member"`
+			Fleet  fleet.FleetStatus  `json:"fleet"`
+		}
+		if err == nil && json.Unmarshal(out, &v) == nil && v.Member.BrokerUp && len(v.Fleet.Hosts) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fleet status of a fleet of one: %v\n%s", err, out)
+		}
+	}
+	d.kill() // the embedded node dies with the daemon; a restart brings both back
+	d.start()
+	openLanes(t, d, "me")
+	if posts := lanePosts(t, d, "me"); len(posts) != 1 {
+		t.Fatalf("after a restart: %d posts", len(posts))
+	}
+}

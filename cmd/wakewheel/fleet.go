@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/configs"
 	"github.com/wakewheel/wakewheel/fleet"
@@ -30,12 +33,20 @@ func fleetOptions(c configs.Fleet) fleet.Options {
 // is empty), and registers its beacon's handler on eng. The member dials
 // the broker in the background: a daemon starts and serves its local
 // lanes while the broker is down.
-func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*fleet.Member, error) {
+func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*fleet.Member, *fleet.Broker, error) {
 	if d.cfg.Fleet.URL == "" {
-		eng.Register(fleet.BeaconKind, liveness.Idle()) // retires a beacon left by an earlier config
-		return nil, nil
+		eng.Register(fleet.BeaconKind, liveness.Idle()) // retire deadlines left by an earlier config
+		eng.Register(fleet.LanesKind, liveness.Idle())
+		return nil, nil, nil
 	}
 	log := d.log.With().Str("component", "fleet").Logger()
+	var embedded *fleet.Broker
+	if d.cfg.Fleet.Embed != "" {
+		var err error
+		if embedded, err = embedBroker(d.cfg.Fleet, log); err != nil {
+			return nil, nil, err
+		}
+	}
 	m, err := fleet.NewMember(fleet.MemberOptions{
 		Options: fleetOptions(d.cfg.Fleet), Version: version, Clock: d.clock, Log: log,
 		Deliveries: svc.Deliveries,
@@ -52,10 +63,13 @@ func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*flee
 		},
 	}, svc, d.db)
 	if err != nil {
-		return nil, fmt.Errorf("fleet: %w", err)
+		if embedded != nil {
+			embedded.Close()
+		}
+		return nil, nil, fmt.Errorf("fleet: %w", err)
 	}
 	m.Register(eng)
-	return m, nil
+	return m, embedded, nil
 }
 
 // startFleet starts the member and returns the obligations the API
@@ -112,4 +126,20 @@ func (f fleetObligations) Wait(ctx context.Context, lane, who, after string, tim
 func fleetSnapshot(st fleet.MemberStatus) *metrics.FleetSnapshot {
 	return &metrics.FleetSnapshot{BrokerUp: st.BrokerUp, Importing: st.Importing, Outbox: st.Outbox, OutboxMax: st.OutboxMax,
 		Forwarded: st.Forwarded, Imported: st.Imported, Terminated: st.Terminated, Redelivered: st.Redelivered, BeaconsSent: st.BeaconsSent}
+}
+
+// embedBroker starts the one-node broker of a fleet of one (fleet.embed)
+// at fleet.url's address; the daemon closes it after the member.
+func embedBroker(c configs.Fleet, log zerolog.Logger) (*fleet.Broker, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("fleet.embed: fleet.url %q is not a nats://host:port URL", c.URL)
+	}
+	b, err := fleet.StartBroker(fleet.BrokerOptions{Name: "embedded-" + strings.ReplaceAll(fleet.Encode(c.Host), "_", "-"),
+		Listen: u.Host, StoreDir: c.Embed, Logger: log.With().Str("broker", "embedded").Logger()})
+	if err != nil {
+		return nil, fmt.Errorf("fleet.embed: %w", err)
+	}
+	log.Info().Str("url", b.URL()).Str("store", c.Embed).Msg("fleet: embedded broker node running")
+	return b, nil
 }

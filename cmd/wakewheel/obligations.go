@@ -37,12 +37,13 @@ const envBeaconHost = "WAKEWHEEL_BEACON_HOST"
 // obligationsCap is the obligations capability: the wake doctrine's
 // service, its redeliver handler, its API routes, and the beacon.
 type obligationsCap struct {
-	d      *daemon
-	svc    *wakes.Service   // set by engine
-	beacon *liveness.Beacon // set by engine when beacon.url is
-	member *fleet.Member    // nil outside a fleet
-	hooks  atomic.Pointer[map[string]configs.Lane]
-	agents *agentsPart
+	d        *daemon
+	svc      *wakes.Service   // set by engine
+	beacon   *liveness.Beacon // set by engine when beacon.url is
+	member   *fleet.Member    // nil outside a fleet
+	embedded *fleet.Broker    // the broker node of a fleet of one (fleet.embed)
+	hooks    atomic.Pointer[map[string]configs.Lane]
+	agents   *agentsPart
 }
 
 func (p *obligationsCap) capability() capability {
@@ -109,7 +110,7 @@ func (p *obligationsCap) engine(eng *scheduler.Engine) error {
 	if err := p.agents.open(d, svc); err != nil {
 		return err
 	}
-	if p.member, err = newFleetMember(d, eng, svc); err != nil {
+	if p.member, p.embedded, err = newFleetMember(d, eng, svc); err != nil {
 		return err
 	}
 	eng.Register(ob.RedeliverKind, svc.Handler())
@@ -139,6 +140,9 @@ func (p *obligationsCap) serve(ctx context.Context) error {
 func (p *obligationsCap) close() {
 	if p.member != nil {
 		p.member.Close()
+	}
+	if p.embedded != nil {
+		p.embedded.Close()
 	}
 	if p.beacon != nil {
 		p.beacon.Stop()
