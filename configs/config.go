@@ -78,6 +78,9 @@ type Obligations struct {
 	Alert    Class // obligations.alert.*
 	MaxBody  int   // obligations.max_body, in bytes
 	MaxLanes int   // obligations.max_lanes: lanes beyond it are refused
+	// Retention and DedupHorizon: obligations.retention, obligations.dedup_horizon.
+	Retention    time.Duration
+	DedupHorizon time.Duration
 }
 
 // Class is the timing of one obligation class: while a lane holds

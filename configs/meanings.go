@@ -33,6 +33,8 @@ var meanings = map[string]string{
 	"obligations.alert.slo":      "how soon an alert must be consumed",
 	"obligations.max_body":       "the largest body a posted obligation may have, in bytes",
 	"obligations.max_lanes":      "how many lanes the daemon keeps at most",
+	"obligations.retention":      "how long a consumed obligation is kept after its ack before it is compacted",
+	"obligations.dedup_horizon":  "how long the id of a compacted obligation still makes a re-post a duplicate",
 	"beacon.url":                 "where the daemon sends its liveness pings (empty: none)",
 	"beacon.period":              "how often the daemon pings beacon.url",
 	"beacon.key_file":            "the file holding the key that signs this host's pings (empty: unsigned)",

@@ -174,6 +174,12 @@ var registry = []Setting{
 	{Key: "obligations.max_lanes", Kind: KindInt, Default: "1000", Min: "1", Max: "1000000",
 		Reason: "a lane costs about 2 KB of memory and its re-wake deadlines; 1000 is far more than the agents of one host, and keeps a producer that invents lane names from growing the daemon without bound",
 		field:  func(c *Config) any { return &c.Obligations.MaxLanes }},
+	{Key: "obligations.retention", Kind: KindDuration, Default: "168h", Min: "1s", Max: "8760h",
+		Reason: "a consumed obligation stays readable a week after its ack (an agent back from a weekend still finds what it acted on); then only a tombstone and the ledger remain, so memory is bounded by a week of traffic",
+		field:  func(c *Config) any { return &c.Obligations.Retention }},
+	{Key: "obligations.dedup_horizon", Kind: KindDuration, Default: "720h", Min: "1s", Max: "87600h",
+		Reason: "a compacted obligation's id is still absorbed for 30 days: far beyond any producer's retry and any broker's dedup window (JetStream's is 2 minutes), at ~100 bytes on disk per id",
+		field:  func(c *Config) any { return &c.Obligations.DedupHorizon }},
 
 	// beacon: the off-host dead-man ping.
 	{Key: "beacon.url", Kind: KindString, Default: "",

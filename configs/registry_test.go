@@ -130,6 +130,9 @@ func TestRegisteredNumbers(t *testing.T) {
 		Alert:    Class{15 * time.Minute, time.Hour},
 		MaxBody:  64 << 10,
 		MaxLanes: 1000,
+
+		Retention:    7 * 24 * time.Hour,
+		DedupHorizon: 30 * 24 * time.Hour,
 	}
 	if c.Obligations != classes {
 		t.Errorf("Obligations = %+v, want %+v", c.Obligations, classes)

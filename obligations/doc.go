@@ -13,6 +13,7 @@
 //	Fire(key, now)          a redeliver/<lane>/<class> deadline fell due
 //	Park / Resume           two-phase park: checkpoint CONSUMED, then digest since
 //	Restore(p, records, now) rebuild at startup from persisted records
+//	Compact(now)            drop consumed obligations past their retention
 //
 // # Wake rules
 //
@@ -34,8 +35,13 @@
 //     the last one.
 //   - CONSUMED <= RECEIVED <= head. CONSUMED never moves backwards: an ack at
 //     or below it is a no-op; an ack past RECEIVED is refused.
-//   - Idempotency ids are kept as long as the obligations, that is forever:
-//     a re-posted id, even after a restart, returns the original.
+//   - Idempotency ids are kept as long as the obligations, and then as
+//     tombstones until the dedup horizon: a re-posted id, even after a
+//     restart or a compaction, returns the original (without its body once
+//     compacted) until DedupHorizon after its compaction.
+//   - Only consumed obligations are compacted, Retention after the ack
+//     that consumed them (retention.go); compaction never touches the
+//     ledger, whose entries carry everything the safety report reads.
 //   - Human and peer messages are listed one by one, in order, in full;
 //     only the machine digest class and alerts (by key) coalesce.
 //   - Durability before acknowledgement is the caller's job: persist
@@ -52,6 +58,10 @@
 //	MaxIDLen            256 B    ids, coalescing keys, action names
 //	MaxFieldLen         512 B    one locator field
 //	DefaultMaxNoopRate  5%       no-op wakes a ledger may show and pass
+//	DefaultRetention    7 days   consumed obligations kept after their ack (configs: obligations.retention)
+//	DefaultDedupHorizon 30 days  a compacted id still absorbs a re-post (configs: obligations.dedup_horizon);
+//	                             JetStream's dedup window is 2 minutes, a producer's retries seconds
+//	CompactBatch        4096     obligations one compaction step drops (one store batch)
 //
 // # Imports
 //

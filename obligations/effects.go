@@ -69,11 +69,15 @@ type Effects struct {
 	Deadlines []deadlines.Mutation
 	Wakes     []Wake
 	Ledger    []Entry
+	// Sweeps ask the caller to delete tombstones past the dedup horizon
+	// and to report back with State.Swept (retention.go).
+	Sweeps []Sweep
 }
 
 // Empty reports whether there is nothing to do.
 func (e *Effects) Empty() bool {
-	return len(e.Records) == 0 && len(e.Deletes) == 0 && len(e.Deadlines) == 0 && len(e.Wakes) == 0 && len(e.Ledger) == 0
+	return len(e.Records) == 0 && len(e.Deletes) == 0 && len(e.Deadlines) == 0 && len(e.Wakes) == 0 && len(e.Ledger) == 0 &&
+		len(e.Sweeps) == 0
 }
 
 // Merge appends o to e (Sync if either needs it).
@@ -84,6 +88,7 @@ func (e *Effects) Merge(o Effects) {
 	e.Deadlines = append(e.Deadlines, o.Deadlines...)
 	e.Wakes = append(e.Wakes, o.Wakes...)
 	e.Ledger = append(e.Ledger, o.Ledger...)
+	e.Sweeps = append(e.Sweeps, o.Sweeps...)
 }
 
 func (e *Effects) reset(lane string, c Class, at time.Time) {

@@ -44,8 +44,9 @@ func WakeID(lane string, head uint64) string {
 
 // lane is the state of one lane. Invariants:
 //
-//	obs[i].Seq == i+1, head == len(obs)
-//	consumed <= received <= head; consumed never decreases
+//	obs[i].Seq == base+i+1, head == base+len(obs)
+//	base <= consumed <= received <= head; consumed never decreases
+//	(1..base are compacted: gone but for their tombstones, retention.go)
 //	unconsumed[c] == number of obligations of class c with seq > consumed
 type lane struct {
 	name       string
@@ -54,15 +55,19 @@ type lane struct {
 	received   uint64
 	consumed   uint64
 	unconsumed [numClasses]int
-	lastWake   time.Time   // zero after Restore
-	parked     *Checkpoint // last checkpoint, if any
+	lastWake   time.Time            // zero after Restore
+	parked     *Checkpoint          // last checkpoint, if any
+	base       uint64               // obligations 1..base are compacted
+	marks      []ackMark            // acks whose retention has not ended, oldest first
+	tombSince  time.Time            // when the oldest kept tombstone was made
+	recent     map[string]Tombstone // the latest compaction's tombstones
 }
 
 func newLane(name string) *lane {
 	return &lane{name: name, ids: map[string]uint64{}}
 }
 
-func (l *lane) head() uint64 { return uint64(len(l.obs)) }
+func (l *lane) head() uint64 { return l.base + uint64(len(l.obs)) }
 
 func (l *lane) wakeID() string { return WakeID(l.name, l.head()) }
 
@@ -74,8 +79,8 @@ func (l *lane) pending() int {
 	return n
 }
 
-// ob returns the obligation with sequence number seq (1 <= seq <= head).
-func (l *lane) ob(seq uint64) *Obligation { return &l.obs[seq-1] }
+// ob returns the obligation with sequence number seq (base < seq <= head).
+func (l *lane) ob(seq uint64) *Obligation { return &l.obs[seq-l.base-1] }
 
 func (l *lane) cursor(at time.Time) Cursor {
 	return Cursor{Lane: l.name, Received: l.received, Consumed: l.consumed, At: at}

@@ -51,6 +51,9 @@ type Obligation struct {
 	// Duplicate is set only on the copy Post returns for a re-posted id:
 	// the obligation is the original one. Never persisted.
 	Duplicate bool `json:"duplicate,omitempty"`
+	// Compacted is set with Duplicate when the original was compacted
+	// (retention.go): its body is gone, Seq, Class and Posted remain.
+	Compacted bool `json:"compacted,omitempty"`
 }
 
 // Check applies Post's rules for o (lane, id, class, body, locator, key)

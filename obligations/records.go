@@ -22,6 +22,12 @@ const (
 	RecordCursor RecordKind = 2
 	// RecordCheckpoint: a lane's last park checkpoint.
 	RecordCheckpoint RecordKind = 3
+	// RecordCompaction: how far a lane is compacted (retention.go);
+	// overwritten.
+	RecordCompaction RecordKind = 4
+	// RecordTombstone: what is left of one compacted obligation, for
+	// deduplication until the horizon; deleted by a sweep.
+	RecordTombstone RecordKind = 5
 )
 
 func (k RecordKind) String() string {
@@ -32,6 +38,10 @@ func (k RecordKind) String() string {
 		return "cursor"
 	case RecordCheckpoint:
 		return "checkpoint"
+	case RecordCompaction:
+		return "compaction"
+	case RecordTombstone:
+		return "tombstone"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -51,6 +61,8 @@ type Record struct {
 	Obligation Obligation
 	Cursor     Cursor
 	Checkpoint Checkpoint
+	Compaction Compaction
+	Tombstone  Tombstone
 }
 
 func obligationRecord(o Obligation) Record {
@@ -59,6 +71,8 @@ func obligationRecord(o Obligation) Record {
 }
 func cursorRecord(c Cursor) Record         { return Record{Kind: RecordCursor, Cursor: c} }
 func checkpointRecord(c Checkpoint) Record { return Record{Kind: RecordCheckpoint, Checkpoint: c} }
+func compactionRecord(c Compaction) Record { return Record{Kind: RecordCompaction, Compaction: c} }
+func tombstoneRecord(t Tombstone) Record   { return Record{Kind: RecordTombstone, Tombstone: t} }
 
 // Key is the record's store key (inside the store's namespace for this
 // package). Keys sort by kind, then lane, then sequence:
@@ -66,6 +80,8 @@ func checkpointRecord(c Checkpoint) Record { return Record{Kind: RecordCheckpoin
 //	o/<lane>/<seq, 20 decimal digits>   obligation (never overwritten)
 //	c/<lane>                            cursor (overwritten)
 //	p/<lane>                            checkpoint (overwritten)
+//	b/<lane>                            compaction (overwritten)
+//	t/<lane>/<id>                       tombstone (deleted past the horizon)
 func (r Record) Key() string {
 	switch r.Kind {
 	case RecordObligation:
@@ -74,6 +90,10 @@ func (r Record) Key() string {
 		return "c/" + r.Cursor.Lane
 	case RecordCheckpoint:
 		return "p/" + r.Checkpoint.Lane
+	case RecordCompaction:
+		return "b/" + r.Compaction.Lane
+	case RecordTombstone:
+		return TombstoneKey(r.Tombstone.Lane, r.Tombstone.ID)
 	}
 	return ""
 }
@@ -87,6 +107,10 @@ func (r Record) Lane() string {
 		return r.Cursor.Lane
 	case RecordCheckpoint:
 		return r.Checkpoint.Lane
+	case RecordCompaction:
+		return r.Compaction.Lane
+	case RecordTombstone:
+		return r.Tombstone.Lane
 	}
 	return ""
 }
@@ -123,6 +147,20 @@ func Encode(r Record) []byte {
 		b = binary.AppendUvarint(b, r.Checkpoint.Consumed)
 		b = binary.AppendUvarint(b, r.Checkpoint.Head)
 		b = appendTime(b, r.Checkpoint.At)
+	case RecordCompaction:
+		c := &r.Compaction
+		b = appendString(b, c.Lane)
+		b = binary.AppendUvarint(b, c.Base)
+		b = appendTime(b, c.At)
+		b = appendTime(b, c.TombSince)
+	case RecordTombstone:
+		t := &r.Tombstone
+		b = appendString(b, t.Lane)
+		b = appendString(b, t.ID)
+		b = binary.AppendUvarint(b, t.Seq)
+		b = append(b, byte(t.Class.index()))
+		b = appendTime(b, t.Posted)
+		b = appendTime(b, t.Compacted)
 	}
 	return b
 }
@@ -195,6 +233,27 @@ func Decode(data []byte) (Record, error) {
 		c.At = d.time()
 		d.valid(ValidateLane(c.Lane))
 		d.check(c.Consumed <= c.Head, "consumed %d past head %d", c.Consumed, c.Head)
+	case RecordCompaction:
+		c := &r.Compaction
+		c.Lane = d.string()
+		c.Base = d.uvarint()
+		c.At, c.TombSince = d.time(), d.time()
+		d.valid(ValidateLane(c.Lane))
+	case RecordTombstone:
+		t := &r.Tombstone
+		t.Lane, t.ID = d.string(), d.string()
+		t.Seq = d.uvarint()
+		ci := int(d.byte())
+		t.Posted, t.Compacted = d.time(), d.time()
+		if d.err == nil {
+			d.check(ci < numClasses, "class index %d", ci)
+			if ci < numClasses {
+				t.Class = Classes[ci]
+			}
+			d.check(t.Seq > 0, "sequence number 0")
+			d.valid(validateID(t.ID))
+		}
+		d.valid(ValidateLane(t.Lane))
 	default:
 		return Record{}, fmt.Errorf("%w: unknown kind %d", ErrBadRecord, r.Kind)
 	}

@@ -19,6 +19,8 @@ func sampleRecords() []ob.Record {
 		{Kind: ob.RecordObligation, Obligation: ob.Obligation{Lane: "a", Seq: 1, ID: "h", Class: ob.ClassHuman}},
 		{Kind: ob.RecordCursor, Cursor: ob.Cursor{Lane: "a", Received: 9, Consumed: 7, At: t0.Add(time.Second)}},
 		{Kind: ob.RecordCheckpoint, Checkpoint: ob.Checkpoint{Lane: "a", Consumed: 7, Head: 9, At: t0}},
+		{Kind: ob.RecordCompaction, Compaction: ob.Compaction{Lane: "a", Base: 5, At: t0, TombSince: t0.Add(-time.Hour)}},
+		{Kind: ob.RecordTombstone, Tombstone: ob.Tombstone{Lane: "a", ID: "p/1", Seq: 3, Class: ob.ClassPeer, Posted: t0.Add(-time.Hour), Compacted: t0}},
 	}
 }
 
@@ -43,7 +45,7 @@ func TestRecordKeys(t *testing.T) {
 	for _, r := range sampleRecords() {
 		keys = append(keys, r.Key())
 	}
-	want := []string{"o/lane-1/00000000000000000042", "o/a/00000000000000000001", "c/a", "p/a"}
+	want := []string{"o/lane-1/00000000000000000042", "o/a/00000000000000000001", "c/a", "p/a", "b/a", "t/a/p/1"}
 	if !reflect.DeepEqual(keys, want) {
 		t.Fatalf("keys %q, want %q", keys, want)
 	}

@@ -62,6 +62,11 @@ func Restore(p Policies, records []Record, now time.Time) (*State, Effects, erro
 				cp := r.Checkpoint
 				l.parked = &cp
 			}
+		case RecordCompaction:
+			l.base = max(l.base, r.Compaction.Base)
+			l.tombSince = r.Compaction.TombSince
+		case RecordTombstone:
+			// Tombstones stay in the store; Absorb reads them one by one.
 		default:
 			return nil, Effects{}, fmt.Errorf("%w: record %d has kind %s", ErrCorrupt, i, r.Kind)
 		}
@@ -69,7 +74,7 @@ func Restore(p Policies, records []Record, now time.Time) (*State, Effects, erro
 	var eff Effects
 	for _, name := range s.laneNames() {
 		l := s.lanes[name]
-		if err := l.load(byLane[name]); err != nil {
+		if err := l.load(byLane[name], now); err != nil {
 			return nil, Effects{}, err
 		}
 		oldest := l.oldestUnconsumed()
@@ -92,10 +97,16 @@ func Restore(p Policies, records []Record, now time.Time) (*State, Effects, erro
 
 // load installs obs (any order, exact duplicates allowed) into a lane whose
 // cursors are already set, and checks the lane's invariants.
-func (l *lane) load(obs []Obligation) error {
+func (l *lane) load(obs []Obligation, now time.Time) error {
 	slices.SortStableFunc(obs, func(a, b Obligation) int { return cmp.Compare(a.Seq, b.Seq) })
+	if l.base > l.consumed {
+		return fmt.Errorf("%w: lane %s: compacted up to %d but consumed only %d", ErrCorrupt, l.name, l.base, l.consumed)
+	}
 	for _, o := range obs {
-		if n := l.head(); o.Seq == n && o == l.obs[n-1] {
+		if o.Seq <= l.base {
+			continue // compacted; a record left over is harmless
+		}
+		if n := len(l.obs); n > 0 && o.Seq == l.head() && o == l.obs[n-1] {
 			continue // the same record twice
 		}
 		if o.Seq != l.head()+1 {
@@ -120,6 +131,11 @@ func (l *lane) load(obs []Obligation) error {
 	}
 	for seq := l.consumed + 1; seq <= l.head(); seq++ {
 		l.unconsumed[l.ob(seq).Class.index()]++
+	}
+	if l.consumed > l.base {
+		// When the acks happened is not persisted: their retention counts
+		// from the restore (it keeps obligations longer, never shorter).
+		l.marks = []ackMark{{upto: l.consumed, at: now}}
 	}
 	return nil
 }

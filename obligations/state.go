@@ -12,6 +12,7 @@ import (
 // (in the daemon, wakes.Service owns it behind its mutex).
 type State struct {
 	pol      [numClasses]Policy
+	ret      Retention
 	lanes    map[string]*lane
 	maxLanes int // 0: no cap (close.go)
 }
@@ -143,6 +144,7 @@ func (s *State) Ack(name string, upto uint64, action string, now time.Time) (Eff
 	l.consumed = upto
 	eff.Records = append(eff.Records, cursorRecord(l.cursor(now)))
 	eff.Sync = true
+	s.markAck(l, upto, now, &eff)
 	for i, c := range Classes {
 		if dropped[i] {
 			eff.cancel(name, c)
@@ -169,10 +171,11 @@ func (s *State) Lanes() []LaneStatus {
 	return out
 }
 
-// Get returns the obligation with sequence number seq in lane name.
+// Get returns the obligation with sequence number seq in lane name (not
+// one that was compacted).
 func (s *State) Get(name string, seq uint64) (Obligation, bool) {
 	l, ok := s.lanes[name]
-	if !ok || seq == 0 || seq > l.head() {
+	if !ok || seq <= l.base || seq > l.head() {
 		return Obligation{}, false
 	}
 	return *l.ob(seq), true
@@ -189,6 +192,9 @@ func (s *State) Records(now time.Time) []Record {
 			out = append(out, obligationRecord(o))
 		}
 		out = append(out, cursorRecord(l.cursor(now)))
+		if l.base > 0 || !l.tombSince.IsZero() {
+			out = append(out, compactionRecord(l.compaction(now)))
+		}
 		if l.parked != nil {
 			out = append(out, checkpointRecord(*l.parked))
 		}

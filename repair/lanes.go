@@ -63,6 +63,8 @@ func buildLanes(records, ledger []store.KV, now time.Time, aside string) laneBui
 		obs    map[uint64]ob.Obligation
 		cursor *ob.Cursor
 		park   *ob.Checkpoint
+		comp   *ob.Compaction // obligations 1..comp.Base were compacted
+		tombs  []ob.Tombstone
 		head   uint64 // from the ledger
 		cons   uint64 // consumed, from the ledger
 		recv   uint64 // received, from the ledger
@@ -93,6 +95,11 @@ func buildLanes(records, ledger []store.KV, now time.Time, aside string) laneBui
 		case ob.RecordCheckpoint:
 			c := r.Checkpoint
 			l.park = &c
+		case ob.RecordCompaction:
+			c := r.Compaction
+			l.comp = &c
+		case ob.RecordTombstone:
+			l.tombs = append(l.tombs, r.Tombstone)
 		}
 	}
 	for _, kv := range ledger {
@@ -137,6 +144,14 @@ func buildLanes(records, ledger []store.KV, now time.Time, aside string) laneBui
 		for seq := range l.obs {
 			head = max(head, seq)
 		}
+		var base uint64
+		if l.comp != nil {
+			// Obligations 1..base were compacted: gone by design, not
+			// lost, and consumed before they were.
+			base = l.comp.Base
+			head = max(head, base)
+			consumed, received = max(consumed, base), max(received, base)
+		}
 		rep.Head = head
 		if consumed != cur.Consumed || received != cur.Received {
 			rep.CursorLost = l.cursor != nil || consumed > 0 || received > 0
@@ -150,8 +165,14 @@ func buildLanes(records, ledger []store.KV, now time.Time, aside string) laneBui
 			b.ops = append(b.ops, record(ob.Record{Kind: ob.RecordCheckpoint, Checkpoint: *l.park}))
 			b.parks++
 		}
+		if l.comp != nil {
+			b.ops = append(b.ops, record(ob.Record{Kind: ob.RecordCompaction, Compaction: *l.comp}))
+		}
+		for _, t := range l.tombs {
+			b.ops = append(b.ops, record(ob.Record{Kind: ob.RecordTombstone, Tombstone: t}))
+		}
 		var gap *Range
-		for seq := uint64(1); seq <= head; seq++ {
+		for seq := base + 1; seq <= head; seq++ {
 			o, ok := l.obs[seq]
 			if ok {
 				b.ops = append(b.ops, record(ob.Record{Kind: ob.RecordObligation, Obligation: o}))

@@ -25,6 +25,10 @@ func (s *Service) PostBatch(ctx context.Context, obs []ob.Obligation, create boo
 				errs[i] = fmt.Errorf("%w %q", ob.ErrUnknownLane, o.Lane)
 				continue
 			}
+			if got, dup, err := s.absorbLocked(o, now); err != nil || dup {
+				out[i], errs[i] = got, err
+				continue
+			}
 			got, eff, err := s.st.Post(o, now)
 			if err != nil {
 				errs[i] = err

@@ -31,6 +31,12 @@
 //   - The ledger (ledger.go) is stored in the same batches as the records
 //     it describes, so a crash can never keep a consumption without its
 //     cursor, or the reverse.
+//   - Retention (retention.go) is the I/O of obligations' compaction: the
+//     compact/obligations deadline's action commits one compaction step
+//     and sweeps tombstones past the dedup horizon; a post whose id is not
+//     live reads its tombstone (ob/t/<lane>/<id>) before the state decides.
+//     Tombstones are never loaded at start, so memory follows what the
+//     lanes still keep, not how much was ever posted.
 //   - SetPolicies puts a reloaded class table in force by rebuilding the
 //     state from its own records (the obligations package keeps its
 //     policies fixed per State).
@@ -54,6 +60,7 @@
 //	                           own sync group).
 //	MaxWait             25 s   one long-poll request, under the API's 30 s
 //	                           request limit; clients loop for longer waits.
+//	sweepBatch        4096     tombstones one sweep write deletes.
 //
 // # Imports
 //

@@ -65,6 +65,7 @@ func (r *rig) start() *rig {
 		r.t.Fatal(err)
 	}
 	eng.Register(ob.RedeliverKind, svc.Handler())
+	eng.Register(ob.CompactKind, svc.CompactHandler())
 	if err := eng.ApplyAll(now, muts...); err != nil {
 		r.t.Fatal(err)
 	}

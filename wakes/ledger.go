@@ -17,6 +17,8 @@ import (
 //	ob/o/<lane>/<seq>    obligation record (obligations.Encode)
 //	ob/c/<lane>          cursor record
 //	ob/p/<lane>          checkpoint record
+//	ob/b/<lane>          compaction record (retention.go)
+//	ob/t/<lane>/<id>     tombstone of a compacted obligation
 //	obledger/e/<seq:20>  ledger entry, JSON obligations.Entry; seq from 1
 //	obledger/next        the last ledger seq used (8 bytes, big endian)
 //

@@ -39,6 +39,7 @@ type Store interface {
 	Scan(ns, prefix string, fn func(key string, val []byte) error) error
 	// ScanFrom is Scan from the first key >= start.
 	ScanFrom(ns, prefix, start string, fn func(key string, val []byte) error) error
+	Get(ns, key string) ([]byte, bool, error)
 }
 
 // Runner is the single entry point of the scheduler; *scheduler.Runner
@@ -72,6 +73,9 @@ type Options struct {
 	// OnFailure, when set, is told about a failure the service recorded
 	// (a failed store write, a failed hook), e.g. to send a fail beacon.
 	OnFailure func(msg string)
+	// Retention is how long consumed obligations and their ids are kept
+	// (zero keeps everything forever).
+	Retention ob.Retention
 }
 
 // Service is the daemon's obligations state and its I/O. It is safe for
@@ -126,15 +130,7 @@ func Open(db Store, opts Options) (*Service, []deadlines.Mutation, error) {
 // load reads every record and ledger counter from the store and restores a
 // State at now.
 func (s *Service) load() (*ob.State, []deadlines.Mutation, uint64, error) {
-	var recs []ob.Record
-	err := s.db.Scan(RecordNS, "", func(key string, val []byte) error {
-		r, err := ob.Decode(val)
-		if err != nil {
-			return fmt.Errorf("wakes: record %s/%s: %w (run `wakewheel repair` to drop records that do not decode)", RecordNS, key, err)
-		}
-		recs = append(recs, r)
-		return nil
-	})
+	recs, err := loadRecords(s.db)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -142,12 +138,17 @@ func (s *Service) load() (*ob.State, []deadlines.Mutation, uint64, error) {
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	st, eff, err := ob.Restore(s.opts.Policies, recs, s.clock.Now())
+	now := s.clock.Now()
+	st, eff, err := ob.Restore(s.opts.Policies, recs, now)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("wakes: restore: %w", err)
 	}
 	st.SetMaxLanes(s.opts.MaxLanes)
-	return st, eff.Deadlines, next, nil
+	reff, err := st.SetRetention(s.opts.Retention, now)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return st, append(eff.Deadlines, reff.Deadlines...), next, nil
 }
 
 // Attach hands the service the running runner: from then on the pipeline
@@ -243,6 +244,10 @@ func (s *Service) Post(ctx context.Context, o ob.Obligation, create bool) (ob.Ob
 		}
 		var eff ob.Effects
 		var err error
+		var dup bool
+		if got, dup, err = s.absorbLocked(o, now); err != nil || dup {
+			return s.pipe.barrier(), err
+		}
 		if got, eff, err = s.st.Post(o, now); err != nil {
 			return nil, err
 		}
@@ -402,8 +407,12 @@ func (s *Service) SetPolicies(ctx context.Context, p ob.Policies) error {
 			return nil, err
 		}
 		st.SetMaxLanes(s.opts.MaxLanes)
+		reff, err := st.SetRetention(s.opts.Retention, now)
+		if err != nil {
+			return nil, err
+		}
 		s.st, s.opts.Policies = st, p
-		return s.commitLocked(ob.Effects{Deadlines: eff.Deadlines}), nil
+		return s.commitLocked(ob.Effects{Deadlines: append(eff.Deadlines, reff.Deadlines...)}), nil
 	})
 }
 

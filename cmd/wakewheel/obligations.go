@@ -93,7 +93,8 @@ func (p *obligationsCap) engine(eng *scheduler.Engine) error {
 	}
 	p.agents = newAgentsPart(d)
 	opts := wakes.Options{Policies: policies(d.cfg.Obligations), Clock: d.clock, Logger: log, Hook: p.wakeHook, OnWake: p.agents.wake,
-		Declared: p.declared, MaxLanes: d.cfg.Obligations.MaxLanes}
+		Declared: p.declared, MaxLanes: d.cfg.Obligations.MaxLanes,
+		Retention: ob.Retention{Keep: d.cfg.Obligations.Retention, DedupHorizon: d.cfg.Obligations.DedupHorizon}}
 	if p.beacon != nil {
 		opts.OnFailure = p.beacon.Fail
 	}
@@ -114,6 +115,7 @@ func (p *obligationsCap) engine(eng *scheduler.Engine) error {
 		return err
 	}
 	eng.Register(ob.RedeliverKind, svc.Handler())
+	eng.Register(ob.CompactKind, svc.CompactHandler())
 	if err := eng.ApplyAll(d.clock.Now(), muts...); err != nil {
 		log.Warn().Err(err).Msg("re-deriving redeliver deadlines")
 	}
