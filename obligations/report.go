@@ -94,6 +94,10 @@ type Report struct {
 	Actions    int       `json:"actions"`
 	Canaries   int       `json:"canaries"`
 	Reconciles int       `json:"reconciles"`
+	// Unconsumed counts the posted obligations with no consumption in the
+	// ledger; OldestUnconsumed is when the oldest of them was posted.
+	Unconsumed       int       `json:"unconsumed"`
+	OldestUnconsumed time.Time `json:"oldest_unconsumed,omitzero"`
 	// Turns is what agent turns cost, by lane and mode (see TurnStat).
 	Turns   []TurnStat `json:"turns,omitempty"`
 	Metrics []Metric   `json:"metrics"`
@@ -195,6 +199,15 @@ func ComputeReport(entries []Entry, slos SLOs) Report {
 		samples[ci] = append(samples[ci], e.At.Sub(event))
 	}
 
+	for k, p := range posted {
+		if _, ok := consumedAt[k]; !ok {
+			r.Unconsumed++
+			if r.OldestUnconsumed.IsZero() || p.At.Before(r.OldestUnconsumed) {
+				r.OldestUnconsumed = p.At
+			}
+		}
+	}
+
 	rate, n := 0.0, r.Noops+r.Deliveries
 	if n > 0 {
 		rate = float64(r.Noops) / float64(n)
@@ -251,17 +264,66 @@ func p95(ds []time.Duration) float64 {
 // String renders the report as an aligned table.
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ledger %s .. %s: %d posts, %d deliveries, %d no-op wakes, %d consumed, %d actions, %d canaries\n",
+	fmt.Fprintf(&b, "ledger from %s to %s: %d posts, %d deliveries, %d no-op wakes, %d consumed, %d actions, %d canaries\n",
 		stamp(r.From), stamp(r.To), r.Posts, r.Deliveries, r.Noops, r.Consumed, r.Actions, r.Canaries)
+	if r.Unconsumed > 0 {
+		fmt.Fprintf(&b, "not consumed yet: %d posted obligations (the oldest posted %s)\n", r.Unconsumed, stamp(r.OldestUnconsumed))
+	}
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tvalue\tlimit\tn\tverdict")
+	fmt.Fprintln(tw, "check\tvalue\tlimit\tfrom\tresult")
+	unjudged := 0
 	for _, m := range r.Metrics {
-		fmt.Fprintf(tw, "%s\t%s\t<= %s\t%d\t%s\n", m.Label(), m.format(m.Value), m.format(m.Limit), m.N, verdict(m.Pass))
+		value, result := m.format(m.Value), verdict(m.Pass)
+		if m.N == 0 && m.Unit == "seconds" {
+			value, result = "-", "not judged (none yet)"
+			unjudged++
+		}
+		fmt.Fprintf(tw, "%s\t%s\tat most %s\t%s\t%s\n", m.Words(), value, m.format(m.Limit), m.samples(), result)
 	}
 	tw.Flush()
 	turnTable(&b, r.Turns)
-	fmt.Fprintf(&b, "safety vector: %s\n", verdict(r.Pass))
+	fmt.Fprintf(&b, "overall: %s", verdict(r.Pass))
+	if unjudged > 0 {
+		fmt.Fprintf(&b, " (%d timing checks not judged: nothing of their class was consumed or acted on yet)", unjudged)
+	}
+	b.WriteString("\n")
 	return b.String()
+}
+
+// Words is the metric in plain words (the report's text); Label is its
+// name for programs.
+func (m Metric) Words() string {
+	class := string(m.Class)
+	switch m.Name {
+	case "noop_rate":
+		return "wakes that found nothing to do"
+	case "noop_turn_share":
+		return "agent turns that found nothing to do"
+	case "canary_false_negatives":
+		return "canaries not consumed within their SLO"
+	case "p95_event_to_consumed":
+		return "time from post to consumed, " + class + " (95th percentile)"
+	case "p95_event_to_action":
+		return "time from post to action, " + class + " (95th percentile)"
+	case "reconciles":
+		return "consumers that rebuilt their state from scratch (not the roots' reconcile commands)"
+	}
+	return m.Label()
+}
+
+// samples says what a metric's value was computed from.
+func (m Metric) samples() string {
+	switch m.Name {
+	case "noop_rate":
+		return fmt.Sprintf("%d wakes", m.N)
+	case "noop_turn_share":
+		return fmt.Sprintf("%d turns", m.N)
+	case "canary_false_negatives":
+		return fmt.Sprintf("%d canaries", m.N)
+	case "reconciles":
+		return fmt.Sprintf("%d entries", m.N)
+	}
+	return fmt.Sprintf("%d obligations", m.N)
 }
 
 func verdict(ok bool) string {

@@ -96,7 +96,7 @@ func TestReportSafetyVector(t *testing.T) {
 	if r.Pass {
 		t.Fatal("report passes with a p95 over SLO")
 	}
-	if !strings.Contains(squash(r.String()), "p95_event_to_consumed[human] 19m0s <= 15m0s 21 FAIL") {
+	if !strings.Contains(squash(r.String()), "time from post to consumed, human (95th percentile) 19m0s at most 15m0s 21 obligations FAIL") {
 		t.Fatalf("table:\n%s", r)
 	}
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -324,5 +325,34 @@ func TestMCPPostWithoutAnIDAndTypedAnswers(t *testing.T) {
 	structured(t, "lease_release", callTool(t, cs, "lease_release", map[string]any{"name": "job"}), &released)
 	if released["released"] != true {
 		t.Errorf("lease_release: %v", released)
+	}
+}
+
+// ledger report speaks plainly: it counts what is not consumed yet, says a
+// timing check with nothing to measure is not judged (not "n=0 … pass"),
+// and does not mistake the roots' reconcile commands for its own check.
+func TestLedgerReportInPlainWords(t *testing.T) {
+	h := newHome(t)
+	d := h.start()
+	defer d.stop(t)
+	for i := 0; i < 4; i++ {
+		if out, err := h.run("post", "--lane", "dev", "--class", "human", "--create", fmt.Sprintf("message %d", i)); err != nil {
+			t.Fatalf("post: %v\n%s", err, out)
+		}
+	}
+	out, err := h.run("ledger", "report")
+	if err != nil {
+		t.Fatalf("ledger report: %v\n%s", err, out)
+	}
+	for _, want := range []string{"not consumed yet: 4 posted obligations", "time from post to consumed, human (95th percentile)",
+		"not judged (none yet)", "not the roots' reconcile commands", "overall: pass"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ledger report does not say %q:\n%s", want, out)
+		}
+	}
+	for _, jargon := range []string{"safety vector", "cut-over", "<= ", "p95_event"} {
+		if strings.Contains(out, jargon) {
+			t.Errorf("ledger report says %q:\n%s", jargon, out)
+		}
 	}
 }

@@ -59,7 +59,7 @@ func TestObligationsCLI(t *testing.T) {
 		{[]string{"park", "--lane", "dev"}, "", 0, "parked dev: consumed 1, head 3"},
 		{[]string{"resume", "--lane", "dev"}, "", 0, "verdict: work (ack up to 3 when done)"},
 		{[]string{"ack", "--lane", "dev", "--upto", "3"}, "", 0, "consumed up to 3 of 3"},
-		{[]string{"ledger", "report"}, "", 0, "safety vector: pass"},
+		{[]string{"ledger", "report"}, "", 0, "overall: pass"},
 	}
 	for _, s := range steps {
 		cmd := h.command(s.args...)

@@ -256,7 +256,7 @@ func readLedger(cmd *cobra.Command, c *api.Client, src string) ([]ob.Entry, erro
 
 func (a *app) ledgerCmd() *cobra.Command {
 	var file string
-	report := a.verb(&cobra.Command{Use: "report [--file LEDGER.jsonl]", Short: "Print the cut-over safety vector of a ledger", Args: cobra.NoArgs},
+	report := a.verb(&cobra.Command{Use: "report [--file LEDGER.jsonl]", Short: "Judge a ledger: how soon obligations were consumed and acted on, no-op wakes, missed canaries", Args: cobra.NoArgs},
 		func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
 			entries, err := readLedger(cmd, c, file)
 			if err != nil {
