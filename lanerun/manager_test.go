@@ -115,9 +115,11 @@ func newManager(t *testing.T, cfg Config, ex *fakeExec) (*Manager, *fakeLanes, *
 	if err != nil {
 		t.Fatal(err)
 	}
+	lanes.mu.Lock()
+	lanes.st.Open("a", clk.Now())
+	lanes.mu.Unlock()
 	m.Start()
 	t.Cleanup(m.Close)
-	lanes.st.Open("a", clk.Now())
 	return m, lanes, clk, alerts
 }
 
