@@ -50,6 +50,7 @@
 // unchanged, remote posts queue, and import pauses.
 //
 // Imports: nats-server, nats.go, obligations, store (ops), scheduler (the
-// beacon's deadline), liveness (the monitor it feeds), internal/clock.
+// beacon's deadline), liveness (the monitor it feeds), internal/clock,
+// zerolog.
 // Never viper, configs or cmd; the clock only through internal/clock.
 package fleet

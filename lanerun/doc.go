@@ -52,6 +52,8 @@
 //
 // # Imports
 //
-// obligations (types), store (Op), internal/clock, zerolog, os/exec and
-// syscall for the commands. Never viper, configs, api or cmd.
+// obligations (types), store (Op), internal/clock, zerolog,
+// internal/supervise for every command it starts (never os/exec directly:
+// a run's process group dies with it) and syscall. Never viper, configs,
+// api or cmd.
 package lanerun

@@ -15,6 +15,7 @@
 // It is a benchmark, not a test: it prints numbers and judges nothing. Run
 // it through `make bench-scale` (it needs the built binary).
 //
-// It imports the store, api, wakes and scheduler packages to prefill a store
-// and to run the in-process baseline; nothing imports it.
+// It imports the store, api, wakes and scheduler packages (with the
+// obligations, deadlines and clock types they take) to prefill a store and
+// to run the in-process baseline; nothing imports it.
 package main
