@@ -112,6 +112,21 @@ func TestHookStopBlocksOncePerWakeAndFailsOpen(t *testing.T) {
 		t.Fatalf("turns in the ledger: %+v", turns)
 	}
 
+	// Codex speaks the same Stop protocol: its hook blocks with the digest too.
+	c.Post(ctx, api.PostRequest{Lane: "rev", Class: "human", ID: "mc", Body: "codex task"})
+	b, _ := json.Marshal(map[string]any{"session_id": "cx1", "turn_id": "t1", "cwd": h.dir, "hook_event_name": "Stop",
+		"stop_hook_active": false, "last_assistant_message": "done", "model": "m"})
+	cx := h.command("hook", "codex", "--lane", "rev", "--idle", "1s")
+	cx.Stdin = bytes.NewReader(b)
+	cxOut, err := cx.Output()
+	if a := decodeAnswer(t, string(cxOut)); err != nil || a.Decision != "block" || !strings.Contains(a.Reason, "codex task") {
+		t.Fatalf("codex Stop: %v %q", err, cxOut)
+	}
+	if s, ok, _ := c.AgentSession(ctx, "rev"); !ok || s.Host != "codex" || s.ID != "cx1" || s.LastBlock == "" {
+		t.Fatalf("the codex session was not recorded: %+v", s)
+	}
+	c.Ack(ctx, "rev", 3, "")
+
 	// A config file with a problem elsewhere does not cost the agent its wake.
 	h.writeConfig(t, "obligatons:\n  human:\n    slo: 1h\n")
 	c.Post(ctx, api.PostRequest{Lane: "rev", Class: "human", ID: "m3", Body: "PR 11"})
@@ -119,7 +134,7 @@ func TestHookStopBlocksOncePerWakeAndFailsOpen(t *testing.T) {
 	if a := decodeAnswer(t, out); a.Decision != "block" || !strings.Contains(a.Reason, "PR 11") {
 		t.Fatalf("Stop with a config typo: %q / %q", out, errText)
 	}
-	c.Ack(ctx, "rev", 3, "")
+	c.Ack(ctx, "rev", 4, "")
 
 	// Unknown lane, bad stdin, daemon down: exit 0, no output, a reason on stderr.
 	out, errText, _ = h.hookEvent(t, "nolane", stop(false))
