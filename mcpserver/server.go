@@ -44,6 +44,7 @@ func New(c Caller, opts Options) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "wakewheel", Title: "wakewheel scheduler", Version: version},
 		&mcp.ServerOptions{Instructions: instructions})
+	s.AddReceivingMiddleware(plainArguments)
 	t := tools{c: c, clock: opts.Clock}
 	if t.clock == nil {
 		t.clock = clock.Real{}

@@ -170,7 +170,7 @@ func TestBadArgumentsAreToolErrorsAndReachNoRoute(t *testing.T) {
 		{"ack", map[string]any{"lane": "dev", "upto": 0}, "upto"},
 		{"watch", map[string]any{"path": "/r", "ingest": "rm -rf ~"}, "ingest"},
 		{"lease_acquire", map[string]any{"name": "b", "ttl": "-1s"}, "ttl"},
-		{"lease_release", map[string]any{"name": "b", "ttl": "1s"}, `additional properties ["ttl"]`}, // release lists no ttl: the schema refuses one
+		{"lease_release", map[string]any{"name": "b", "ttl": "1s"}, `unknown argument "ttl"`}, // release lists no ttl: the schema refuses one
 		{"status", map[string]any{"verbose": true}, "verbose"},
 	}
 	for _, tc := range cases {
@@ -312,6 +312,28 @@ func TestEveryToolHasAnOutputSchemaAndListsOnlyWhatItTakes(t *testing.T) {
 			if _, ok := props["ttl"]; ok {
 				t.Errorf("lease_release lists a ttl it does not take: %v", props)
 			}
+		}
+	}
+}
+
+// An argument the input schema refuses is explained in the caller's words,
+// naming the tool and the argument, not in the validator's
+// ("minimum: -5/1 is less than 0.000000").
+func TestArgumentErrorsArePlainWords(t *testing.T) {
+	cs := connect(t, &recorder{})
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"deadlines", map[string]any{"limit": -5}, "deadlines: limit is -5: it must be at least 0"},
+		{"deadlines", map[string]any{"prefix": 5}, "deadlines: prefix must be of type string, not integer"},
+		{"ack", map[string]any{}, `ack: missing required argument "lane", "upto"`},
+		{"status", map[string]any{"verbose": true}, `status: unknown argument "verbose"`},
+	} {
+		got := text(call(t, cs, tc.tool, tc.args))
+		if !strings.HasPrefix(got, tc.want) || strings.Contains(got, "validating") || strings.Contains(got, "0.000000") {
+			t.Errorf("%s %v: %q, want %q", tc.tool, tc.args, got, tc.want)
 		}
 	}
 }
