@@ -7,33 +7,26 @@ import (
 )
 
 // Errors of the engine. They are wrapped with detail; match them with
-// errors.Is.
+// errors.Is. A bad mutation fails with the deadlines package's errors
+// (deadlines.ErrBadKey, ErrBadWindow, ErrBadMutation).
 var (
 	ErrUnknownKind = errors.New("scheduler: no handler registered for kind")
 	ErrStopped     = errors.New("scheduler: runner stopped")
 )
 
-// The mutation vocabulary is the deadlines package's (deadlines.Mutation,
-// its Op, its validation and its errors). These names forward to it for
-// the engine's callers, so that Engine.Apply reads as one call; they are
-// the same types and values, not a second vocabulary.
+// The mutation vocabulary is the deadlines package's: Mutation and Applied
+// here are deadlines.Mutation and deadlines.Applied, and the ops are its
+// ops, named again for the engine's callers (the same types and values,
+// not a second vocabulary).
 type (
 	Mutation = deadlines.Mutation
-	Op       = deadlines.Op
 	Applied  = deadlines.Applied
 )
 
-// The ops, and the errors of a bad mutation (see deadlines).
+// The ops of a Mutation (see deadlines.Op).
 const (
 	OpPush   = deadlines.OpPush
 	OpExtend = deadlines.OpExtend
 	OpReset  = deadlines.OpReset
 	OpCancel = deadlines.OpCancel
-
-	MaxKeyLen = deadlines.MaxKeyLen
-)
-
-var (
-	ErrBadKey    = deadlines.ErrBadKey
-	ErrBadWindow = deadlines.ErrBadWindow
 )
