@@ -356,3 +356,23 @@ func TestLedgerReportInPlainWords(t *testing.T) {
 		}
 	}
 }
+
+// The README walk-through (make test-readme) fails on a non-zero exit the
+// README does not announce, and accepts one it does ("exits N").
+func TestREADMEWalkthroughJudgesExits(t *testing.T) {
+	if _, err := os.Stat("../../bin/wakewheel"); err != nil {
+		t.Skip("bin/wakewheel is not built (make build; make test builds it first)")
+	}
+	walk := func(readme string) (string, error) {
+		path := filepath.Join(t.TempDir(), "README.md")
+		os.WriteFile(path, []byte(readme), 0o600)
+		out, err := exec.Command("../../scripts/readme-walkthrough.sh", path).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := walk("# x\n\n```sh\ntrue\nfalse      # exits 1: announced\nsh -c 'exit 124'   # exits 124\n```\n"); err != nil {
+		t.Errorf("announced exits fail the walk-through: %v\n%s", err, out)
+	}
+	if out, err := walk("# x\n\n```sh\ntrue\nfalse\n```\n\n```json\n{\"not\": \"run\"}\n```\n"); err == nil || !strings.Contains(out, "exit 1 (announced: 0): false") {
+		t.Errorf("an unannounced exit passes the walk-through: %v\n%s", err, out)
+	}
+}
