@@ -61,7 +61,9 @@ var argumentRules = []struct {
 			return fmt.Sprintf("unknown argument %s (see the tool's input schema for what it takes)", m[1])
 		}},
 	{regexp.MustCompile(`^required: missing properties: \[(.*)\]$`),
-		func(m []string) string { return fmt.Sprintf("missing required argument %s", strings.ReplaceAll(m[1], `" "`, `", "`)) }},
+		func(m []string) string {
+			return fmt.Sprintf("missing required argument %s", strings.ReplaceAll(m[1], `" "`, `", "`))
+		}},
 }
 
 // plainArgumentError is one validator message in plain words.
