@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # The engine packages run under the race detector in `make test`.
 ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./liveness/... ./roots/... ./internal/... ./api/... ./lanerun/...
 
-.PHONY: build run test test-race test-rest test-readme fuzz bench bench-scale lint clean fleet-test fleet-bench install uninstall
+.PHONY: build run test test-race test-rest test-readme fuzz bench bench-scale bench-wheels lint clean fleet-test fleet-bench install uninstall
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wakewheel
@@ -56,7 +56,17 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -timeout 60m ./deadlines/ ./store/ ./scheduler/ ./wakes/ | tee bench.out
 	$(GO) run ./internal/benchratio < bench.out
 	$(GO) test -count=1 -run TestCorruptionClasses -v -timeout 30m ./cmd/wakewheel/ -args -corruption-trials 20 | tee corruption.out
+	$(MAKE) bench-wheels
 	$(MAKE) bench-scale
+
+## bench-wheels: the wheel beside the runtime's timers and
+## RussellLuo/timingwheel in one run (bench/wheelcmp, a module of its own so
+## that wheel is never the product's dependency); skipped with a message
+## where the module proxy does not serve it
+bench-wheels:
+	@cd bench/wheelcmp && if GOFLAGS=-mod=mod $(GO) mod download github.com/RussellLuo/timingwheel >/dev/null 2>&1; then \
+	  GOFLAGS=-mod=mod $(GO) test -run '^$$' -bench . -count $(BENCH_COUNT) -timeout 60m . | tee ../../wheels.out; \
+	else echo "bench-wheels: skipped: the module proxy does not serve github.com/RussellLuo/timingwheel here"; fi
 
 ## bench-scale: a real daemon process with SCALE_N pending reminders
 ## (restart, RSS, status, lateness and posts under load, 64 posters through

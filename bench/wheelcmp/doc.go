@@ -1,0 +1,30 @@
+// Package wheelcmp benchmarks the deadlines wheel beside Go's runtime timers
+// and RussellLuo/timingwheel (a hierarchical timing wheel driven by its own
+// goroutine and a DelayQueue), in one run, with the same number of timers
+// already pending for all three. It is a module of its own so that the
+// third-party wheel is never a dependency of the product; `make
+// bench-wheels` runs it, and skips it with a message where the module proxy
+// does not serve that wheel.
+//
+// The operations, each at N = 1k, 100k and 1M pending:
+//
+//   - push+cancel, warm: a key from a working set of 4,096 is pushed and
+//     cancelled; time.AfterFunc + Stop; RussellLuo's AfterFunc + Stop.
+//   - push+cancel, cold: the same over 65,536 keys, so that at 1M pending
+//     every push misses the caches on the key index. The runtime and
+//     RussellLuo have no keys; their column is the same operation.
+//   - re-arm across 4,096 and 65,536 distinct pending keys, in turn: the
+//     wheel's Extend (a sliding window moved a little each time); a
+//     runtime Timer.Reset of the key's timer; RussellLuo, which has no
+//     reset, Stop and a new AfterFunc.
+//   - push+fire: batches of 1,024 timers due 1 to 16 ms out, pushed, then
+//     fired. The wheel is advanced to Next by hand (simulated time); the
+//     runtime and RussellLuo fire in real time, and their callbacks are
+//     waited for. The measure is CPU time per timer (user+system of the
+//     whole process, from getrusage: the runtime's timer goroutines and
+//     RussellLuo's ticking goroutine count), reported as cpu-ns/op; ns/op
+//     of the real-time columns is mostly waiting.
+//
+// Every sub-benchmark reports cpu-ns/op, so the three columns compare on the
+// same unit.
+package wheelcmp

@@ -1,0 +1,277 @@
+package wheelcmp
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/RussellLuo/timingwheel"
+
+	"github.com/wakewheel/wakewheel/deadlines"
+)
+
+// See doc.go for what each benchmark measures.
+//
+//	cd bench/wheelcmp && go test -run '^$' -bench . -count 3
+
+var sizes = []int{1_000, 100_000, 1_000_000}
+
+// start is a multiple of 64^6 ms, so the wheel's pending deadlines (a month
+// out) do not cascade while a benchmark moves its time forward.
+var start = time.UnixMilli(27 << 36)
+
+const (
+	horizon = 30 * 24 * time.Hour
+	warm    = 1 << 12
+	cold    = 1 << 16
+	batch   = 1024
+)
+
+var (
+	pendingKeys = makeKeys("pending", sizes[len(sizes)-1])
+	warmKeys    = makeKeys("warm", warm)
+	coldKeys    = makeKeys("cold", cold)
+)
+
+func makeKeys(prefix string, n int) []string {
+	ks := make([]string, n)
+	for i := range ks {
+		ks[i] = fmt.Sprintf("%s/%07d", prefix, i)
+	}
+	return ks
+}
+
+func nop() {}
+
+// cpu is the process's user+system CPU time so far.
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// measure runs body with the loop timed and reports cpu-ns/op besides.
+func measure(b *testing.B, body func(b *testing.B)) {
+	runtime.GC()
+	b.ReportAllocs()
+	c0 := cpu()
+	body(b)
+	b.ReportMetric(float64(cpu()-c0)/float64(b.N), "cpu-ns/op")
+}
+
+// three runs op on the wheel, the runtime and RussellLuo with n pending,
+// each set up afresh and torn down after its sub-benchmark.
+func three(b *testing.B, wheel func(b *testing.B, w *deadlines.Wheel), std func(b *testing.B), rl func(b *testing.B, tw *timingwheel.TimingWheel)) {
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("wheel/%d", n), func(b *testing.B) {
+			w := deadlines.NewWheel(time.Millisecond, start)
+			for i, k := range pendingKeys[:n] {
+				w.Push(k, "pending", start.Add(horizon+time.Duration(i)*time.Microsecond), nil)
+			}
+			measure(b, func(b *testing.B) { wheel(b, w) })
+		})
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("runtime/%d", n), func(b *testing.B) {
+			ts := make([]*time.Timer, n)
+			for i := range ts {
+				ts[i] = time.AfterFunc(horizon+time.Duration(i)*time.Microsecond, nop)
+			}
+			defer func() {
+				for _, t := range ts {
+					t.Stop()
+				}
+			}()
+			measure(b, std)
+		})
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("russellluo/%d", n), func(b *testing.B) {
+			tw := timingwheel.NewTimingWheel(time.Millisecond, 64)
+			tw.Start()
+			defer tw.Stop()
+			ts := make([]*timingwheel.Timer, n)
+			for i := range ts {
+				ts[i] = tw.AfterFunc(horizon+time.Duration(i)*time.Microsecond, nop)
+			}
+			defer func() {
+				for _, t := range ts {
+					t.Stop()
+				}
+			}()
+			measure(b, func(b *testing.B) { rl(b, tw) })
+		})
+	}
+}
+
+func pushCancel(keys []string) func(b *testing.B, w *deadlines.Wheel) {
+	return func(b *testing.B, w *deadlines.Wheel) {
+		at := start.Add(500 * time.Millisecond)
+		for i := 0; b.Loop(); i++ {
+			k := keys[i&(len(keys)-1)]
+			w.Push(k, "burst", at, nil)
+			w.Cancel(k)
+		}
+	}
+}
+
+func stdPushCancel(b *testing.B) {
+	for b.Loop() {
+		time.AfterFunc(time.Hour, nop).Stop()
+	}
+}
+
+func rlPushCancel(b *testing.B, tw *timingwheel.TimingWheel) {
+	for b.Loop() {
+		tw.AfterFunc(time.Hour, nop).Stop()
+	}
+}
+
+func BenchmarkPushCancelWarm(b *testing.B) {
+	three(b, pushCancel(warmKeys), stdPushCancel, rlPushCancel)
+}
+func BenchmarkPushCancelCold(b *testing.B) {
+	three(b, pushCancel(coldKeys), stdPushCancel, rlPushCancel)
+}
+
+// rearm re-arms len(keys) pending keys, visiting them in the order of
+// order (indices into keys, as long as keys).
+func rearm(keys []string, order []int) (func(b *testing.B, w *deadlines.Wheel), func(b *testing.B), func(b *testing.B, tw *timingwheel.TimingWheel)) {
+	wheel := func(b *testing.B, w *deadlines.Wheel) {
+		now := start
+		for _, k := range keys {
+			w.Extend(k, "burst", now, time.Hour, 1000*time.Hour)
+		}
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			now = now.Add(time.Microsecond)
+			w.Extend(keys[order[i&(len(keys)-1)]], "burst", now, time.Hour, 1000*time.Hour)
+		}
+	}
+	std := func(b *testing.B) {
+		ts := make([]*time.Timer, len(keys))
+		for i := range ts {
+			ts[i] = time.AfterFunc(time.Hour, nop)
+		}
+		defer func() {
+			for _, t := range ts {
+				t.Stop()
+			}
+		}()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			ts[order[i&(len(ts)-1)]].Reset(time.Hour + time.Duration(i)*time.Nanosecond)
+		}
+	}
+	rl := func(b *testing.B, tw *timingwheel.TimingWheel) {
+		ts := make([]*timingwheel.Timer, len(keys))
+		for i := range ts {
+			ts[i] = tw.AfterFunc(time.Hour, nop)
+		}
+		defer func() {
+			for _, t := range ts {
+				t.Stop()
+			}
+		}()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			j := order[i&(len(ts)-1)]
+			ts[j].Stop() // it has no reset
+			ts[j] = tw.AfterFunc(time.Hour, nop)
+		}
+	}
+	return wheel, std, rl
+}
+
+// BenchmarkReArm4096 and BenchmarkReArm65536 visit the keys in their
+// order: the runtime's timers (and the wheel's entries) were made in that
+// order, so the hardware prefetcher streams them. The Shuffled variants
+// visit the same keys in one fixed random order, the same for all three:
+// what re-arming keys that arrive in no particular order costs.
+func BenchmarkReArm4096(b *testing.B) {
+	w, s, r := rearm(warmKeys, sequence(warm))
+	three(b, w, s, r)
+}
+
+func BenchmarkReArm65536(b *testing.B) {
+	w, s, r := rearm(coldKeys, sequence(cold))
+	three(b, w, s, r)
+}
+
+func BenchmarkReArmShuffled4096(b *testing.B) {
+	w, s, r := rearm(warmKeys, shuffled(warm))
+	three(b, w, s, r)
+}
+
+func BenchmarkReArmShuffled65536(b *testing.B) {
+	w, s, r := rearm(coldKeys, shuffled(cold))
+	three(b, w, s, r)
+}
+
+func sequence(n int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	return order
+}
+
+func shuffled(n int) []int {
+	order := sequence(n)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+	return order
+}
+
+// BenchmarkPushFire: batches of 1,024 timers due 1 to 16 ms out, pushed,
+// then all fired.
+func BenchmarkPushFire(b *testing.B) {
+	three(b, func(b *testing.B, w *deadlines.Wheel) {
+		now := start
+		var due []deadlines.Deadline
+		pending := 0
+		for i := 0; b.Loop(); i++ {
+			w.Push(warmKeys[i&(warm-1)], "burst", now.Add(time.Duration(i%16+1)*time.Millisecond), nil)
+			pending++
+			if pending == batch {
+				for pending > 0 {
+					now, _ = w.Next()
+					due = w.Advance(now, due[:0])
+					pending -= len(due)
+				}
+			}
+		}
+		for pending > 0 {
+			now, _ = w.Next()
+			due = w.Advance(now, due[:0])
+			pending -= len(due)
+		}
+	}, func(b *testing.B) {
+		var wg sync.WaitGroup
+		f := func() { wg.Done() }
+		for i := 0; b.Loop(); i++ {
+			wg.Add(1)
+			time.AfterFunc(time.Duration(i%16+1)*time.Millisecond, f)
+			if i%batch == batch-1 {
+				wg.Wait()
+			}
+		}
+		wg.Wait()
+	}, func(b *testing.B, tw *timingwheel.TimingWheel) {
+		var wg sync.WaitGroup
+		f := func() { wg.Done() }
+		for i := 0; b.Loop(); i++ {
+			wg.Add(1)
+			tw.AfterFunc(time.Duration(i%16+1)*time.Millisecond, f)
+			if i%batch == batch-1 {
+				wg.Wait()
+			}
+		}
+		wg.Wait()
+	})
+}
