@@ -146,11 +146,6 @@ func (t tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in WaitInput) (
 			return nil, nil, fmt.Errorf("wait: timeout %q: want a duration from 0s to %s, e.g. 20s", in.Timeout, MaxWait)
 		}
 	}
-	if in.Open {
-		if err := t.call(ctx, "wait", http.MethodPost, "/v1/lanes", api.OpenLaneRequest{Lane: in.Lane}, nil); err != nil {
-			return nil, nil, err
-		}
-	}
 	q := url.Values{"timeout": {timeout.String()}}
 	if in.Who != "" {
 		q.Set("who", in.Who)
@@ -158,7 +153,11 @@ func (t tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in WaitInput) (
 	if in.After != "" {
 		q.Set("after", in.After)
 	}
-	res, err := t.waitOut(ctx, seg, q, timeout)
+	open := ""
+	if in.Open {
+		open = in.Lane
+	}
+	res, err := t.waitOut(ctx, seg, open, q, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,8 +184,8 @@ const SocketRetry = time.Second
 // waitOut long-polls until timeout has passed, retrying the socket while
 // the daemon is down (an agent told {woke: false} at once would call
 // again at once: a hot loop of turns). It fails only for a rejected
-// request.
-func (t tools) waitOut(ctx context.Context, seg string, q url.Values, timeout time.Duration) (WaitResult, error) {
+// request. open, when set, is the lane each attempt opens before it waits.
+func (t tools) waitOut(ctx context.Context, seg, open string, q url.Values, timeout time.Duration) (WaitResult, error) {
 	deadline := t.clock.Now().Add(timeout)
 	for first := true; ; first = false {
 		left := deadline.Sub(t.clock.Now())
@@ -195,7 +194,13 @@ func (t tools) waitOut(ctx context.Context, seg string, q url.Values, timeout ti
 		}
 		q.Set("timeout", max(left, 0).Round(time.Millisecond).String())
 		var out api.WaitResult
-		err := t.call(ctx, "wait", http.MethodGet, "/v1/lanes/"+seg+"/wait?"+q.Encode(), nil, &out)
+		var err error
+		if open != "" { // opened by the same attempt that waits: a daemon down is retried alike
+			err = t.call(ctx, "wait", http.MethodPost, "/v1/lanes", api.OpenLaneRequest{Lane: open}, nil)
+		}
+		if err == nil {
+			err = t.call(ctx, "wait", http.MethodGet, "/v1/lanes/"+seg+"/wait?"+q.Encode(), nil, &out)
+		}
 		if err == nil {
 			return WaitResult{WaitResult: out}, nil
 		}
