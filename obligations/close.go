@@ -30,9 +30,11 @@ func (s *State) Exists(name string) error {
 	return err
 }
 
-// Close removes a lane: its obligations, cursors and checkpoint are
-// deleted, its fallback re-wakes cancelled, and its idempotency ids
-// forgotten (a lane opened again under the name starts at seq 1).
+// Close removes a lane: its obligations, cursors, checkpoint and
+// compaction record are deleted, its fallback re-wakes cancelled, and its
+// idempotency ids forgotten (a lane opened again under the name starts at
+// seq 1). Its tombstones are records only (retention.go): the caller
+// deletes them (a Sweep of the lane with no time bound).
 //
 // A lane that holds unconsumed obligations is refused with ErrLaneBusy
 // unless force is set; a forced close discards them, and its ledger entry
@@ -48,10 +50,11 @@ func (s *State) Close(name string, force bool, now time.Time) (Effects, error) {
 			ErrLaneBusy, name, n, c.Human, c.Peer, c.Digest, c.Alert)
 	}
 	eff := Effects{Sync: true}
-	for seq := uint64(1); seq <= l.head(); seq++ {
+	for seq := l.base + 1; seq <= l.head(); seq++ {
 		eff.Deletes = append(eff.Deletes, obligationRecord(*l.ob(seq)).Key())
 	}
-	eff.Deletes = append(eff.Deletes, cursorRecord(Cursor{Lane: name}).Key(), checkpointRecord(Checkpoint{Lane: name}).Key())
+	eff.Deletes = append(eff.Deletes, cursorRecord(Cursor{Lane: name}).Key(), checkpointRecord(Checkpoint{Lane: name}).Key(),
+		compactionRecord(Compaction{Lane: name}).Key())
 	for _, c := range Classes {
 		eff.cancel(name, c)
 	}

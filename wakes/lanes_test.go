@@ -106,3 +106,40 @@ func TestLaneCap(t *testing.T) {
 		t.Fatalf("after raising the cap: %v", err)
 	}
 }
+
+// A lane closed after compaction leaves nothing behind: not its live
+// obligations, not its compaction record, not its tombstones.
+func TestCloseLaneAfterCompaction(t *testing.T) {
+	r := newRig(t, fastPolicies())
+	r.opts.Retention = ob.Retention{Keep: 100 * time.Millisecond, DedupHorizon: time.Hour}
+	r.start()
+	defer func() { r.stop(false) }()
+	ctx := ctxT(t)
+	for i := range 20 {
+		if _, err := r.svc.Post(ctx, human("dev", "id-"+string(rune('a'+i)), "hi"), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.svc.Deliver(ctx, "dev", "agent"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Ack(ctx, "dev", 10, ""); err != nil {
+		t.Fatal(err)
+	}
+	count := func(prefix string) int {
+		n := 0
+		r.db.Scan(RecordNS, prefix, func(string, []byte) error { n++; return nil })
+		return n
+	}
+	waitFor(t, "the compaction", func() bool { return count("t/") == 10 && count("o/") == 10 })
+	if _, err := r.svc.CloseLane(ctx, "dev", true); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(""); n != 0 {
+		t.Fatalf("%d records of the closed lane are left (o/ %d, t/ %d, b/ %d)", n, count("o/"), count("t/"), count("b/"))
+	}
+	r.restart()
+	if ls, _ := r.svc.Lanes(ctx); len(ls) != 0 {
+		t.Fatalf("the closed lane came back: %+v", ls)
+	}
+}

@@ -282,7 +282,7 @@ func (s *Service) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, err
 // the lane is gone.
 func (s *Service) CloseLane(ctx context.Context, lane string, force bool) (ob.LaneStatus, error) {
 	var was ob.LaneStatus
-	return was, s.change(ctx, func(now time.Time) (*item, error) {
+	err := s.change(ctx, func(now time.Time) (*item, error) {
 		was, _ = s.st.Lane(lane)
 		eff, err := s.st.Close(lane, force, now)
 		if err != nil {
@@ -291,6 +291,12 @@ func (s *Service) CloseLane(ctx context.Context, lane string, force bool) (ob.La
 		s.waiters.signal(lane)
 		return s.commitLocked(eff), nil
 	})
+	if err != nil {
+		return was, err
+	}
+	// Its tombstones go too: nothing sweeps those of a lane that is gone.
+	_, err = s.sweep(ob.Sweep{Lane: lane, Before: time.Unix(1<<62, 0)})
+	return was, err
 }
 
 // SetMaxLanes puts a new lane cap in force (a live config reload).
