@@ -66,6 +66,8 @@ type Detect struct {
 	ReconcileQuiet time.Duration // detect.reconcile_quiet
 	ReconcileCap   time.Duration // detect.reconcile_cap
 	DrainBudget    int           // detect.drain_budget
+	DrainTarget    time.Duration // detect.drain_target
+	DrainMaxBatch  int           // detect.drain_max_batch
 	IndexLockWait  time.Duration // detect.index_lock_wait
 	WatchBudget    int           // detect.watch_budget
 }

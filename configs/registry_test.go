@@ -114,6 +114,8 @@ func TestRegisteredNumbers(t *testing.T) {
 		ReconcileQuiet: 45 * time.Second,
 		ReconcileCap:   10 * time.Minute,
 		DrainBudget:    32,
+		DrainTarget:    time.Second,
+		DrainMaxBatch:  4096,
 		IndexLockWait:  10 * time.Second,
 		WatchBudget:    8192,
 	}

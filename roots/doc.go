@@ -167,7 +167,9 @@
 // # Registered numbers
 //
 // The detect.* keys of configs (burst 500ms/5s, reconcile 45s/10m, drain
-// budget 32, index lock wait 10s, watch budget 8192) and:
+// budget 32 for a root's first batch, drain target 1s and max batch 4096
+// for the later ones (batchsize.go), index lock wait 10s, watch budget
+// 8192) and:
 //
 //	ResumeDelay   200 ms  the socket answers before the first inventory
 //	PollInterval  = burst cap (5 s)  the fastest traffic polls one root:

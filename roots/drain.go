@@ -57,7 +57,7 @@ func (m *Manager) startBatchLocked(r *root) bool {
 	if !r.rec.Armed || r.runs.busy() || !m.hasIngest(r) || r.dirMissingLocked() {
 		return false
 	}
-	batch := r.q.take(m.windows(r).DrainBudget)
+	batch := r.q.take(m.batchSize(r))
 	if len(batch) == 0 {
 		return false
 	}

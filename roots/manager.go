@@ -36,7 +36,9 @@ type Options struct {
 	BurstCap       time.Duration // longest burst (5s)
 	ReconcileQuiet time.Duration // quiet after the last drain before a reconcile (45s)
 	ReconcileCap   time.Duration // longest a reconcile waits for quiet (10m)
-	DrainBudget    int           // paths handed to one ingest run (32)
+	DrainBudget    int           // paths handed to the first ingest run of a root (32)
+	DrainTarget    time.Duration // how long one ingest run should take; sizes later batches (1s)
+	DrainMaxBatch  int           // most paths handed to one ingest run (4096)
 	IndexLockWait  time.Duration // longest a detection waits for .git/index.lock to go (10s)
 	WatchBudget    int           // directories watched across roots (8192)
 	CommandTimeout time.Duration // one ingest or reconcile run (10m)
@@ -80,6 +82,10 @@ func (o Options) withDefaults() Options {
 	def(&o.PollInterval, o.BurstCap)
 	o.BurstCap = deadlines.CapOf(o.BurstSilence, o.BurstCap)
 	o.ReconcileCap = deadlines.CapOf(o.ReconcileQuiet, o.ReconcileCap)
+	def(&o.DrainTarget, time.Second)
+	if o.DrainMaxBatch <= 0 {
+		o.DrainMaxBatch = 4096
+	}
 	if o.DrainBudget <= 0 {
 		o.DrainBudget = 32
 	}

@@ -42,9 +42,10 @@ type root struct {
 
 	win atomic.Pointer[Windows] // the root's own windows (config file), or nil
 
-	runs            runs    // the supervised ingest and reconcile runs (runs.go)
-	gonedir         missing // the directory went away (recover.go)
-	conflictRetried bool    // the reconcile's one conflict retry is spent
+	runs            runs          // the supervised ingest and reconcile runs (runs.go)
+	gonedir         missing       // the directory went away (recover.go)
+	costPerPath     time.Duration // the ingest's measured cost per path (batchsize.go)
+	conflictRetried bool          // the reconcile's one conflict retry is spent
 
 	st stats
 }

@@ -106,6 +106,7 @@ func (m *Manager) finish(r *root, j *job, res result) {
 	if j.kind == KindDrain {
 		ops := r.q.done(res.err == nil)
 		if res.err == nil {
+			r.measure(len(j.batch), res.took)
 			r.st.ingested += uint64(len(j.batch))
 			r.st.batches++
 			r.st.lastIngest = m.opts.Clock.Now()

@@ -31,6 +31,8 @@ type Status struct {
 	SelfWritten []string `json:"self_written,omitempty"`
 	SinceRef    string   `json:"since_ref,omitempty"`
 	Windows     Windows  `json:"windows"` // effective: the root's own over the detect.* defaults
+	// NextBatch is how many paths the next ingest run gets (batchsize.go).
+	NextBatch int `json:"next_batch"`
 
 	WatchedDirs int    `json:"watched_dirs"`
 	Events      uint64 `json:"events"`    // events of the current watcher
@@ -84,7 +86,7 @@ func (m *Manager) snapshotLocked(r *root) Status {
 		LockWaits: r.st.lockWaits, Ingested: r.st.ingested, Batches: r.st.batches, LastIngest: tp(r.st.lastIngest),
 		LastReconcile: tp(r.st.lastReconcile), LastReconcileResult: r.st.lastReconcileResult,
 		StoreVersion: r.rec.StoreVersion, LastError: r.rec.LastError, LastErrorAt: tp(r.st.lastErrorAt),
-		Windows: m.windows(r), Next: []Due{}, SelfWritten: r.self.mutedPaths(),
+		Windows: m.windows(r), Next: []Due{}, SelfWritten: r.self.mutedPaths(), NextBatch: m.batchSize(r),
 	}
 	if r.st.detections > 0 {
 		s.Kind = "dir"

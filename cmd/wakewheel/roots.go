@@ -120,6 +120,8 @@ func rootOptions(c configs.Detect) roots.Options {
 		ReconcileQuiet: c.ReconcileQuiet,
 		ReconcileCap:   c.ReconcileCap,
 		DrainBudget:    c.DrainBudget,
+		DrainTarget:    c.DrainTarget,
+		DrainMaxBatch:  c.DrainMaxBatch,
 		IndexLockWait:  c.IndexLockWait,
 		WatchBudget:    c.WatchBudget,
 	}

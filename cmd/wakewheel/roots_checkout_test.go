@@ -57,6 +57,11 @@ func testCheckoutThroughDaemon(t *testing.T, n, added int) {
 	if len(missing) != 0 || len(extra) != 0 {
 		t.Fatalf("missing %q, extra %q", head(missing), head(extra))
 	}
+	// Batches sized by time (detect.drain_target): a cheap command drains
+	// the checkout in a few runs, not one per 32 paths.
+	if perTenK := float64(st.Batches) * 10000 / float64(len(want)); perTenK > 10 {
+		t.Errorf("%d ingest runs for %d paths (%.1f per 10,000), want at most 10", st.Batches, len(want), perTenK)
+	}
 }
 
 func head(s []string) []string {

@@ -36,7 +36,8 @@ until "wakewheel arm PATH" (or --arm). Once armed, file changes coalesce
 into bursts (detect.burst_silence, capped by detect.burst_cap); each burst
 captures the changed set (git diff since the last capture, plus git status
 with untracked files; a stat scan for plain directories) into a durable
-backlog, drained detect.drain_budget paths at a time through --ingest.
+backlog, drained through --ingest in batches: detect.drain_budget paths
+first, then as many as the command handles in detect.drain_target.
 After detect.reconcile_quiet without a drain, --reconcile runs.
 
   --ingest CMD     run with /bin/sh -c in the root for each batch: the
