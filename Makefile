@@ -7,7 +7,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # The engine packages run under the race detector in `make test`.
 ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./wakes/... ./liveness/... ./roots/... ./internal/... ./api/... ./lanerun/...
 
-.PHONY: build run test test-race test-rest test-readme fuzz bench bench-scale bench-wheels lint clean fleet-test fleet-bench install uninstall
+.PHONY: build run test test-race test-rest test-readme fuzz bench bench-checkout bench-scale bench-wheels lint clean fleet-test fleet-bench install uninstall
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wakewheel
@@ -58,6 +58,14 @@ bench:
 	$(GO) test -count=1 -run TestCorruptionClasses -v -timeout 30m ./cmd/wakewheel/ -args -corruption-trials 20 | tee corruption.out
 	$(MAKE) bench-wheels
 	$(MAKE) bench-scale
+	$(MAKE) bench-checkout
+
+## bench-checkout: the same checkout of a 10,000- and a 100,000-file
+## repository delivered through the daemon (no-op ingest) and through a
+## Watchman trigger (apt-get install watchman; its side is skipped with a
+## message when it is missing), in one run
+bench-checkout:
+	WAKEWHEEL_BENCH_CHECKOUT=1 WAKEWHEEL_BENCH_BIG=1 $(GO) test -count=1 -run TestCheckoutBesideWatchman -v -timeout 40m ./cmd/wakewheel/ | tee checkout.out
 
 ## bench-wheels: the wheel beside the runtime's timers and
 ## RussellLuo/timingwheel in one run (bench/wheelcmp, a module of its own so

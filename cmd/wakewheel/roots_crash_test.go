@@ -30,6 +30,9 @@ func TestCrashWhileDrainingLosesNoPath(t *testing.T) {
 	repo, a, b := checkoutRepo(t, 10000, 0)
 	want := splitZ(gitT(t, repo, "diff", "--name-only", "--no-renames", "-z", a, b))
 	h := newHome(t)
+	// Batches of 32 at most, as a slow command would get: the drain lasts
+	// long enough for the kills to land in it.
+	h.env = append(h.env, "WAKEWHEEL_DETECT_DRAIN_MAX_BATCH=32")
 	out := filepath.Join(t.TempDir(), "ingested")
 	script := filepath.Join(t.TempDir(), "ingest.sh")
 	// A little slower than cat alone, so that the kills land mid-drain.
