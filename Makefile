@@ -56,6 +56,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) -timeout 60m ./deadlines/ ./store/ ./scheduler/ ./wakes/ | tee bench.out
 	$(GO) run ./internal/benchratio < bench.out
 	$(GO) test -count=1 -run TestCorruptionClasses -v -timeout 30m ./cmd/wakewheel/ -args -corruption-trials 20 | tee corruption.out
+	$(GO) test -count=1 -run 'TestRetentionMemory|TestDiskFullHealsWithoutRestart' -v -timeout 30m ./cmd/wakewheel/ -args -retention-posts 500000 | tee retention.out
 	$(MAKE) bench-wheels
 	$(MAKE) bench-scale
 	$(MAKE) bench-checkout

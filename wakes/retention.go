@@ -3,6 +3,7 @@ package wakes
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	ob "github.com/wakewheel/wakewheel/obligations"
@@ -37,13 +38,22 @@ func (s *Service) CompactHandler() scheduler.Handler {
 // Compact runs one compaction step now, durably.
 func (s *Service) Compact(ctx context.Context) error {
 	var sweeps []ob.Sweep
+	dropped := 0
 	err := s.change(ctx, func(now time.Time) (*item, error) {
 		eff := s.st.Compact(now)
-		sweeps = eff.Sweeps
+		sweeps, dropped = eff.Sweeps, len(eff.Deletes)
 		return s.commitLocked(eff), nil
 	})
 	if err != nil {
 		return err
+	}
+	s.compacted += dropped
+	if dropped < ob.CompactBatch && s.compacted >= ob.CompactBatch {
+		// A run of compaction steps ended having dropped many bodies:
+		// give their memory back to the system now, not when the
+		// scavenger gets to it, so the resident set follows what is kept.
+		s.compacted = 0
+		debug.FreeOSMemory()
 	}
 	for _, sw := range sweeps {
 		oldest, err := s.sweep(sw)

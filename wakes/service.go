@@ -99,6 +99,8 @@ type Service struct {
 	pipe  *pipeline
 	hooks *hooks
 
+	compacted int // obligations dropped by the compaction run so far (its handler's only)
+
 	runnerMu sync.Mutex
 	runner   Runner
 	attached chan struct{}
