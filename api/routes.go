@@ -30,11 +30,8 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		st.ByKind = e.PendingByKind()
 		// The earliest pending deadline, not the wheel's next wake-up (a
 		// slot boundary of a coarse level that may come long before it).
-		for d := range e.All() {
-			if st.NextDue == nil || d.At.Before(*st.NextDue) {
-				at := d.At
-				st.NextDue = &at
-			}
+		if d, ok := e.Earliest(); ok {
+			st.NextDue = &d.At
 		}
 	})
 	if err != nil {

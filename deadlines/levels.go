@@ -147,6 +147,39 @@ func (w *Wheel) Next() (time.Time, bool) {
 	return w.tickTime(w.slotStart(l, s)), true
 }
 
+// Earliest returns the pending deadline with the smallest At (ties by
+// key); false when nothing is pending. Unlike Next it is exact. It looks
+// only at the overdue list and the earliest occupied slot, which by the
+// invariants above hold every deadline due before any other slot's: its cost
+// is the size of those lists, not the number pending.
+func (w *Wheel) Earliest() (Deadline, bool) {
+	best := nilIdx
+	better := func(i int32) {
+		if best == nilIdx {
+			best = i
+			return
+		}
+		e, b := w.slab.at(i), w.slab.at(best)
+		if e.at < b.at || e.at == b.at && e.key < b.key {
+			best = i
+		}
+	}
+	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
+		better(i)
+	}
+	if best == nilIdx {
+		if l, s, ok := w.firstSlot(); ok {
+			for i := w.heads[l*slots+s]; i != nilIdx; i = w.slab.at(i).next {
+				better(i)
+			}
+		}
+	}
+	if best == nilIdx {
+		return Deadline{}, false
+	}
+	return w.deadline(best, w.slab.at(best)), true
+}
+
 // Advance appends to due every deadline whose due tick is <= now, in (At,
 // Key) order, removes them, and returns the extended slice.
 //

@@ -234,6 +234,10 @@ func (e *Engine) PendingByKind() map[string]int {
 // them out as its worker frees up (NextJob), without waiting for a time.
 func (e *Engine) Next() (time.Time, bool) { return e.wheel.Next() }
 
+// Earliest is the pending deadline due first (deadlines.Wheel.Earliest):
+// exact, and cheap on the loop however many are pending.
+func (e *Engine) Earliest() (deadlines.Deadline, bool) { return e.wheel.Earliest() }
+
 // Waiting is the number of queued jobs.
 func (e *Engine) Waiting() int { return e.queue.Len() }
 
