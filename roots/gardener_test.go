@@ -181,8 +181,13 @@ func TestReconcileYieldsToALiveLeaseAndReschedules(t *testing.T) {
 	if !ok || at.Sub(start) != 2*time.Minute {
 		t.Fatalf("reconcile rescheduled at %v (pending %v), want at the lease's expiry 2m", at.Sub(start), ok)
 	}
-	if st := s.status(root); !strings.Contains(st.LastReconcileResult, "yielded") {
+	st := s.status(root)
+	if !strings.Contains(st.LastReconcileResult, "yielded") {
 		t.Fatalf("status: %q", st.LastReconcileResult)
+	}
+	// The time shown beside the yield is the yield's own, not an older run's.
+	if st.LastReconcile == nil || !st.LastReconcile.After(start) || st.LastReconcile.After(start.Add(50*time.Second)) {
+		t.Fatalf("last reconcile at %v beside %q, want the yield's time within 50s of %v", st.LastReconcile, st.LastReconcileResult, start)
 	}
 	s.advance(2 * time.Minute)
 	if len(runs) != 1 || runs[0].Sub(start) != 2*time.Minute {

@@ -66,6 +66,7 @@ func (m *Manager) reconcileHandler(ctx context.Context, f scheduler.Firing) sche
 		return scheduler.Succeeded()
 	}
 	if r.dirMissingLocked() {
+		r.st.lastReconcile = now
 		r.st.lastReconcileResult = "skipped: the root's directory is not there"
 		return scheduler.Succeeded()
 	}
@@ -75,6 +76,7 @@ func (m *Manager) reconcileHandler(ctx context.Context, f scheduler.Firing) sche
 		return scheduler.Succeeded()
 	}
 	if name, left := m.liveLeaseLocked(path, now); left > 0 {
+		r.st.lastReconcile = now
 		r.st.lastReconcileResult = fmt.Sprintf("yielded to the lease %q for %s", name, left)
 		return scheduler.YieldFor(left)
 	}
