@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -44,13 +43,13 @@ yield, conflict, failure). A reminder's fire is the key reminder/NAME.
 				}
 			}
 			if asJSON {
-				return printJSON(os.Stdout, kept)
+				return printJSON(cmd.OutOrStdout(), kept)
 			}
 			if len(kept) == 0 {
-				fmt.Println("no fires")
+				fmt.Fprintln(cmd.OutOrStdout(), "no fires")
 				return nil
 			}
-			w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "FIRED\tKEY\tOUTCOME\tLATE")
 			for _, f := range kept {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Fired.Local().Format(time.DateTime), f.Key, f.Outcome, late(f))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -98,18 +97,18 @@ func (a *app) fleetCmd() *cobra.Command {
 				v.FleetError = err.Error()
 			}
 			if asJSON {
-				return printJSON(os.Stdout, v)
+				return printJSON(cmd.OutOrStdout(), v)
 			}
 			if v.Member != nil {
-				fmt.Printf("this host: %s, %s; forwarded %d, imported %d, terminated %d\n\n", v.Member.Host, v.Member.State,
+				fmt.Fprintf(cmd.OutOrStdout(), "this host: %s, %s; forwarded %d, imported %d, terminated %d\n\n", v.Member.Host, v.Member.State,
 					v.Member.Forwarded, v.Member.Imported, v.Member.Terminated)
 			} else {
-				fmt.Printf("this host: %s\n\n", v.MemberError)
+				fmt.Fprintf(cmd.OutOrStdout(), "this host: %s\n\n", v.MemberError)
 			}
 			if v.Fleet != nil {
-				fmt.Print(v.Fleet.Text())
+				fmt.Fprint(cmd.OutOrStdout(), v.Fleet.Text())
 			} else {
-				fmt.Printf("fleet: %s\n", v.FleetError)
+				fmt.Fprintf(cmd.OutOrStdout(), "fleet: %s\n", v.FleetError)
 			}
 			return nil
 		},
@@ -165,12 +164,12 @@ func (a *app) fleetParityCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				err = printJSON(os.Stdout, p)
+				err = printJSON(cmd.OutOrStdout(), p)
 			} else {
-				fmt.Printf("home %s: %d in the stream, %d in the ledger, %d in flight, %d malformed (terminated), %d missing\n",
+				fmt.Fprintf(cmd.OutOrStdout(), "home %s: %d in the stream, %d in the ledger, %d in flight, %d malformed (terminated), %d missing\n",
 					p.Home, p.InStream, p.Found, p.InFlight, p.Malformed, len(p.Missing))
 				for _, m := range p.Missing {
-					fmt.Printf("missing: lane %s id %s from %s (stream seq %d)\n", m.Lane, m.ID, m.Origin, m.StreamSeq)
+					fmt.Fprintf(cmd.OutOrStdout(), "missing: lane %s id %s from %s (stream seq %d)\n", m.Lane, m.ID, m.Origin, m.StreamSeq)
 				}
 			}
 			if err == nil && len(p.Missing) > 0 {
