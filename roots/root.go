@@ -326,7 +326,9 @@ func (m *Manager) noteFallback(r *root) {
 	if st.Reason == detectors.ReasonOverflow {
 		r.rec.Overflows++
 	}
-	alert := st.Mode == detectors.ModePolling && r.alerted != st.Reason+st.Detail
+	// A root whose directory went away is said by its detection (root
+	// removed, or root_renamed), not as a fall to polling.
+	alert := st.Mode == detectors.ModePolling && st.Reason != detectors.ReasonRootGone && r.alerted != st.Reason+st.Detail
 	if alert {
 		r.alerted = st.Reason + st.Detail
 	}
