@@ -104,16 +104,16 @@ func (s *Server) cancelReminder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	sync := r.URL.Query().Get("sync") == "true"
-	return s.applyReminder(w, r, scheduler.Mutation{Op: scheduler.OpCancel, Key: ReminderPrefix + name}, 0, sync)
+	return s.applyReminder(w, r, deadlines.Mutation{Op: deadlines.OpCancel, Key: ReminderPrefix + name}, 0, sync)
 }
 
 // applyReminder applies m on the loop; a push or reset "in" a delay is
 // resolved against the daemon's clock there, and a due time in the past
 // refused.
-func (s *Server) applyReminder(w http.ResponseWriter, r *http.Request, m scheduler.Mutation, in time.Duration, sync bool) error {
-	var applied scheduler.Applied
+func (s *Server) applyReminder(w http.ResponseWriter, r *http.Request, m deadlines.Mutation, in time.Duration, sync bool) error {
+	var applied deadlines.Applied
 	var applyErr error
-	timed := m.Op == scheduler.OpPush || m.Op == scheduler.OpReset
+	timed := m.Op == deadlines.OpPush || m.Op == deadlines.OpReset
 	err := s.runner.Do(r.Context(), func(e *scheduler.Engine, now time.Time) {
 		if timed && m.At.IsZero() {
 			m.At = now.Add(in)
@@ -150,11 +150,11 @@ func (s *Server) applyReminder(w http.ResponseWriter, r *http.Request, m schedul
 
 // mutation turns a reminder request into an engine mutation, and the delay
 // of a push relative to now ("in").
-func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, err error) {
+func (req ReminderRequest) mutation() (m deadlines.Mutation, in time.Duration, err error) {
 	if err := validName(req.Name); err != nil {
 		return m, 0, err
 	}
-	m = scheduler.Mutation{Key: ReminderPrefix + req.Name, Kind: ReminderKind}
+	m = deadlines.Mutation{Key: ReminderPrefix + req.Name, Kind: ReminderKind}
 	p := reminders.Payload{Message: req.Message, Lane: req.Lane, Note: req.Note}
 	if err := p.Validate(); err != nil {
 		return m, 0, badf("reminder %q: %v", req.Name, err)
@@ -163,9 +163,9 @@ func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, e
 	if req.Reset && req.In == "" && req.At == "" {
 		return m, 0, badf("reminder %q: reset goes with in or at (the due time to move it to)", req.Name)
 	}
-	push := scheduler.OpPush
+	push := deadlines.OpPush
 	if req.Reset {
-		push = scheduler.OpReset
+		push = deadlines.OpReset
 	}
 	set := 0
 	for _, v := range []string{req.In, req.At, req.Window} {
@@ -194,7 +194,7 @@ func (req ReminderRequest) mutation() (m scheduler.Mutation, in time.Duration, e
 		if err != nil || d <= 0 {
 			return m, 0, badf("reminder %q: window=%q is not a positive duration", req.Name, req.Window)
 		}
-		m.Op, m.Window, m.Cap = scheduler.OpExtend, d, d
+		m.Op, m.Window, m.Cap = deadlines.OpExtend, d, d
 		if req.Cap != "" {
 			c, err := time.ParseDuration(req.Cap)
 			if err == nil {

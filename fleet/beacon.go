@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/wakewheel/wakewheel/deadlines"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
@@ -79,7 +80,7 @@ func (m *Member) BeaconHandler() scheduler.Handler {
 func (m *Member) armBeacon(ctx context.Context, r Runner, in time.Duration) error {
 	var applyErr error
 	err := r.Do(ctx, func(e *scheduler.Engine, now time.Time) {
-		_, applyErr = e.Apply(now, scheduler.Mutation{Op: scheduler.OpReset, Key: BeaconKey(m.opts.Host), Kind: BeaconKind, At: now.Add(in)})
+		_, applyErr = e.Apply(now, deadlines.Mutation{Op: deadlines.OpReset, Key: BeaconKey(m.opts.Host), Kind: BeaconKind, At: now.Add(in)})
 	})
 	if err != nil {
 		return err

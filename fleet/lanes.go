@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/wakewheel/wakewheel/deadlines"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
@@ -49,7 +50,7 @@ func (m *Member) pushLanes(in time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	err := (*r).Do(ctx, func(e *scheduler.Engine, now time.Time) {
-		_, _ = e.Apply(now, scheduler.Mutation{Op: scheduler.OpPush, Key: LanesKey(m.opts.Host), Kind: LanesKind, At: now.Add(in)})
+		_, _ = e.Apply(now, deadlines.Mutation{Op: deadlines.OpPush, Key: LanesKey(m.opts.Host), Kind: LanesKind, At: now.Add(in)})
 	})
 	if err != nil {
 		m.lanesArmed.Store(false)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/detectors"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
@@ -78,7 +79,7 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 		return scheduler.RetryLater(fmt.Errorf("capturing the changed set of %s: %w", path, err))
 	}
 	track.Captured()
-	var muts []scheduler.Mutation
+	var muts []deadlines.Mutation
 	if depth > 0 || back {
 		muts = append(muts, pushNow(KindDrain, path))
 	}
@@ -89,7 +90,7 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 		r.rearm = true
 		m.mu.Unlock()
 		m.ensureWatch(ctx, r)
-		muts = append(muts, scheduler.Mutation{Op: scheduler.OpPush, Key: Key(KindDetect, path), Kind: KindDetect, At: now.Add(m.windows(r).BurstSilence)})
+		muts = append(muts, deadlines.Mutation{Op: deadlines.OpPush, Key: Key(KindDetect, path), Kind: KindDetect, At: now.Add(m.windows(r).BurstSilence)})
 	}
 	m.apply(ctx, muts...)
 	if added > 0 {

@@ -96,7 +96,7 @@ func (m *Manager) setLease(ctx context.Context, name string, ttl time.Duration, 
 			l.Acquired = cur.Acquired
 		}
 		payload, _ := json.Marshal(leasePayload{Acquired: l.Acquired, TTL: ttl})
-		if _, err := e.Apply(now, scheduler.Mutation{Op: scheduler.OpReset, Key: LeaseKey(name), Kind: KindLease, At: l.Expires, Payload: payload}); err != nil {
+		if _, err := e.Apply(now, deadlines.Mutation{Op: deadlines.OpReset, Key: LeaseKey(name), Kind: KindLease, At: l.Expires, Payload: payload}); err != nil {
 			opErr = err
 			return
 		}
@@ -133,10 +133,10 @@ func (m *Manager) ReleaseLease(ctx context.Context, name string) (bool, error) {
 			}
 		}
 		m.mu.Unlock()
-		e.Apply(now, scheduler.Mutation{Op: scheduler.OpCancel, Key: LeaseKey(name)})
+		e.Apply(now, deadlines.Mutation{Op: deadlines.OpCancel, Key: LeaseKey(name)})
 		for _, path := range wake {
 			if d, pending := e.Get(Key(KindReconcile, path)); pending && d.At.After(now) {
-				e.Apply(now, scheduler.Mutation{Op: scheduler.OpPush, Key: d.Key, Kind: KindReconcile, At: now})
+				e.Apply(now, deadlines.Mutation{Op: deadlines.OpPush, Key: d.Key, Kind: KindReconcile, At: now})
 			}
 		}
 	})

@@ -250,12 +250,12 @@ func (m *Manager) Resume(eng *scheduler.Engine, now time.Time) error {
 		if !r.rec.Armed {
 			continue
 		}
-		muts := []scheduler.Mutation{{Op: scheduler.OpPush, Key: Key(KindDetect, path), Kind: KindDetect, At: at}}
+		muts := []deadlines.Mutation{{Op: deadlines.OpPush, Key: Key(KindDetect, path), Kind: KindDetect, At: at}}
 		if r.q.Len() > 0 {
-			muts = append(muts, scheduler.Mutation{Op: scheduler.OpPush, Key: Key(KindDrain, path), Kind: KindDrain, At: at})
+			muts = append(muts, deadlines.Mutation{Op: deadlines.OpPush, Key: Key(KindDrain, path), Kind: KindDrain, At: at})
 		}
 		if _, ok := eng.Get(Key(KindReconcile, path)); ok {
-			muts = append(muts, scheduler.Mutation{Op: scheduler.OpPush, Key: Key(KindReconcile, path), Kind: KindReconcile, At: now.Add(m.windows(r).ReconcileQuiet)})
+			muts = append(muts, deadlines.Mutation{Op: deadlines.OpPush, Key: Key(KindReconcile, path), Kind: KindReconcile, At: now.Add(m.windows(r).ReconcileQuiet)})
 		}
 		for _, mu := range muts {
 			if _, err := eng.Apply(now, mu); err != nil {
@@ -310,13 +310,13 @@ func (m *Manager) do(ctx context.Context, fn func(e *scheduler.Engine, now time.
 
 // apply applies mutations through the runner, logging failures: callers
 // are detectors and completions, which never fail anyone's request.
-func (m *Manager) apply(ctx context.Context, muts ...scheduler.Mutation) {
+func (m *Manager) apply(ctx context.Context, muts ...deadlines.Mutation) {
 	if len(muts) == 0 {
 		return
 	}
 	err := m.do(ctx, func(e *scheduler.Engine, now time.Time) {
 		for _, mu := range muts {
-			if mu.Op == scheduler.OpPush && mu.At.IsZero() {
+			if mu.Op == deadlines.OpPush && mu.At.IsZero() {
 				mu.At = now
 			}
 			if _, err := e.Apply(now, mu); err != nil {
@@ -334,8 +334,8 @@ func (m *Manager) alert(ctx context.Context, code, key, msg string) {
 	_ = m.do(ctx, func(e *scheduler.Engine, now time.Time) { e.Alert(now, code, key, msg) })
 }
 
-func pushNow(kind, path string) scheduler.Mutation {
-	return scheduler.Mutation{Op: scheduler.OpPush, Key: Key(kind, path), Kind: kind}
+func pushNow(kind, path string) deadlines.Mutation {
+	return deadlines.Mutation{Op: deadlines.OpPush, Key: Key(kind, path), Kind: kind}
 }
 
 func (m *Manager) lookup(path string) *root {

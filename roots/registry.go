@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/detectors"
 	"github.com/wakewheel/wakewheel/internal/supervise"
-	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
 
@@ -304,9 +304,9 @@ func (m *Manager) SetHandlers(p string, h Handlers) error {
 }
 
 func (m *Manager) cancelDeadlines(ctx context.Context, path string, kinds ...string) {
-	muts := make([]scheduler.Mutation, len(kinds))
+	muts := make([]deadlines.Mutation, len(kinds))
 	for i, k := range kinds {
-		muts[i] = scheduler.Mutation{Op: scheduler.OpCancel, Key: Key(k, path)}
+		muts[i] = deadlines.Mutation{Op: deadlines.OpCancel, Key: Key(k, path)}
 	}
 	m.apply(ctx, muts...)
 }

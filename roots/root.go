@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/detectors"
 	"github.com/wakewheel/wakewheel/internal/clock"
-	"github.com/wakewheel/wakewheel/scheduler"
 )
 
 // root is one registered root. Fields are guarded by Manager.mu unless
@@ -291,12 +291,12 @@ func (m *Manager) pump() {
 			return
 		case <-m.pumpC:
 		}
-		var muts []scheduler.Mutation
+		var muts []deadlines.Mutation
 		var fell []*root
 		m.mu.Lock()
 		for path, r := range m.roots {
 			if r.sig.pending.Swap(false) {
-				muts = append(muts, scheduler.Mutation{Op: scheduler.OpExtend, Key: Key(KindBurst, path), Kind: KindBurst,
+				muts = append(muts, deadlines.Mutation{Op: deadlines.OpExtend, Key: Key(KindBurst, path), Kind: KindBurst,
 					Window: m.windows(r).BurstSilence, Cap: m.windows(r).BurstCap})
 			}
 			if r.sig.fellBack.Swap(false) {

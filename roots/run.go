@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/internal/gitenv"
 	"github.com/wakewheel/wakewheel/internal/supervise"
-	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
 
@@ -126,12 +126,12 @@ func (m *Manager) finish(r *root, j *job, res result) {
 			m.log.Error().Err(err).Str("root", path).Msg("removing an ingested batch from the backlog failed; it will be ingested again")
 		}
 	}
-	muts := make([]scheduler.Mutation, 0, len(kinds)+1)
+	muts := make([]deadlines.Mutation, 0, len(kinds)+1)
 	for _, k := range kinds {
 		muts = append(muts, pushNow(k, path))
 	}
 	if reconcile {
-		muts = append(muts, scheduler.Mutation{Op: scheduler.OpExtend, Key: Key(KindReconcile, path), Kind: KindReconcile,
+		muts = append(muts, deadlines.Mutation{Op: deadlines.OpExtend, Key: Key(KindReconcile, path), Kind: KindReconcile,
 			Window: m.windows(r).ReconcileQuiet, Cap: m.windows(r).ReconcileCap})
 	}
 	m.apply(m.ctx, muts...)

@@ -3,6 +3,7 @@ package roots
 import (
 	"time"
 
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
@@ -72,7 +73,7 @@ func (m *Manager) tick() {
 			if next := p.last.Add(m.opts.PollInterval); next.After(at) {
 				at = next
 			}
-			if _, err := e.Apply(now, scheduler.Mutation{Op: scheduler.OpPush, Key: Key(KindDetect, p.path), Kind: KindDetect, At: at}); err != nil {
+			if _, err := e.Apply(now, deadlines.Mutation{Op: deadlines.OpPush, Key: Key(KindDetect, p.path), Kind: KindDetect, At: at}); err != nil {
 				m.log.Warn().Err(err).Str("root", p.path).Msg("traffic tick")
 			}
 		}

@@ -8,7 +8,8 @@
 //     deadlines.Mutation (validated by deadlines; the engine adds only the
 //     check that its kind has a handler) and applies it to the wheel first,
 //     then to the store's write-behind; ApplyAll applies several in order.
-//     (Mutation, Op and Applied here are the deadlines package's names.) Due moves fallen-due
+//     The engine has no mutation vocabulary of its own: its callers build
+//     deadlines.Mutation values with deadlines' ops. Due moves fallen-due
 //     deadlines into the keyed queue, NextJob/Run/Finish run one action and
 //     apply its outcome. Simulation tests drive it directly with time as a
 //     value; nothing in it sleeps or reads a clock.

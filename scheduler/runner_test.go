@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/syndtr/goleveldb/leveldb/storage"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/internal/clock"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
@@ -35,7 +36,7 @@ func push(t *testing.T, r *scheduler.Runner, key, kind string, at time.Time) {
 	t.Helper()
 	var err error
 	if doErr := r.Do(context.Background(), func(e *scheduler.Engine, now time.Time) {
-		_, err = e.Apply(now, scheduler.Mutation{Op: scheduler.OpPush, Key: key, Kind: kind, At: at})
+		_, err = e.Apply(now, deadlines.Mutation{Op: deadlines.OpPush, Key: key, Kind: kind, At: at})
 	}); doErr != nil {
 		t.Fatal(doErr)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/rs/zerolog"
 	"github.com/syndtr/goleveldb/leveldb/storage"
+	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -119,7 +120,7 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-func (s *sim) apply(m scheduler.Mutation) {
+func (s *sim) apply(m deadlines.Mutation) {
 	a, err := s.eng.Apply(s.now, m)
 	switch {
 	case err != nil:
@@ -169,19 +170,19 @@ func (s *sim) run(d *datadriven.TestData) {
 		s.scripts[kind] = strings.Split(arg("outcomes"), ",")
 		s.register(kind)
 	case "push", "reset":
-		op := scheduler.OpPush
+		op := deadlines.OpPush
 		if d.Cmd == "reset" {
-			op = scheduler.OpReset
+			op = deadlines.OpReset
 		}
-		s.apply(scheduler.Mutation{Op: op, Key: arg("key"), Kind: arg("kind"), At: epoch.Add(dur("at"))})
+		s.apply(deadlines.Mutation{Op: op, Key: arg("key"), Kind: arg("kind"), At: epoch.Add(dur("at"))})
 	case "extend":
-		s.apply(scheduler.Mutation{Op: scheduler.OpExtend, Key: arg("key"), Kind: arg("kind"), Window: dur("window"), Cap: dur("cap")})
+		s.apply(deadlines.Mutation{Op: deadlines.OpExtend, Key: arg("key"), Kind: arg("kind"), Window: dur("window"), Cap: dur("cap")})
 	case "churn":
 		// An event every `every` for `for`: each one extends the key.
 		end := s.now.Add(dur("for"))
 		n := 0
 		for !s.now.After(end) {
-			if _, err := s.eng.Apply(s.now, scheduler.Mutation{Op: scheduler.OpExtend, Key: arg("key"), Kind: arg("kind"), Window: dur("window"), Cap: dur("cap")}); err != nil {
+			if _, err := s.eng.Apply(s.now, deadlines.Mutation{Op: deadlines.OpExtend, Key: arg("key"), Kind: arg("kind"), Window: dur("window"), Cap: dur("cap")}); err != nil {
 				d.Fatalf(s.t, "extend: %v", err)
 			}
 			n++
@@ -189,7 +190,7 @@ func (s *sim) run(d *datadriven.TestData) {
 		}
 		fmt.Fprintf(&s.out, "%d events, now %s\n", n, rel(s.now))
 	case "cancel":
-		s.apply(scheduler.Mutation{Op: scheduler.OpCancel, Key: arg("key")})
+		s.apply(deadlines.Mutation{Op: deadlines.OpCancel, Key: arg("key")})
 	case "advance":
 		step, err := time.ParseDuration(d.CmdArgs[0].Key)
 		if err != nil {

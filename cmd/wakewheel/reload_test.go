@@ -187,10 +187,10 @@ func TestReloadRetimesPendingWindowsAndRejectsInvalidChanges(t *testing.T) {
 // TestRetimeOnlyShortenedSettings applies retime to an engine directly.
 func TestRetimeOnlyShortenedSettings(t *testing.T) {
 	eng, now := testEngine(t)
-	for _, m := range []scheduler.Mutation{
-		{Op: scheduler.OpExtend, Key: "burst/r", Kind: "burst", Window: time.Minute, Cap: time.Hour},
-		{Op: scheduler.OpPush, Key: "redeliver/dev/human", Kind: "redeliver", At: now.Add(time.Hour)},
-		{Op: scheduler.OpPush, Key: "redeliver/dev/peer", Kind: "redeliver", At: now.Add(time.Hour)},
+	for _, m := range []deadlines.Mutation{
+		{Op: deadlines.OpExtend, Key: "burst/r", Kind: "burst", Window: time.Minute, Cap: time.Hour},
+		{Op: deadlines.OpPush, Key: "redeliver/dev/human", Kind: "redeliver", At: now.Add(time.Hour)},
+		{Op: deadlines.OpPush, Key: "redeliver/dev/peer", Kind: "redeliver", At: now.Add(time.Hour)},
 	} {
 		if _, err := eng.Apply(now, m); err != nil {
 			t.Fatal(err)
@@ -227,10 +227,10 @@ func TestRetimeOnlyShortenedSettings(t *testing.T) {
 // silence re-times that root's burst (and no other).
 func TestRetimeKnowsEachRootsOwnWindows(t *testing.T) {
 	eng, now := testEngine(t)
-	for _, m := range []scheduler.Mutation{
-		{Op: scheduler.OpExtend, Key: "burst/src/own", Kind: "burst", Window: time.Minute, Cap: time.Hour},
-		{Op: scheduler.OpExtend, Key: "burst/src/short", Kind: "burst", Window: time.Minute, Cap: time.Hour},
-		{Op: scheduler.OpExtend, Key: "burst/src/plain", Kind: "burst", Window: 50 * time.Second, Cap: time.Hour},
+	for _, m := range []deadlines.Mutation{
+		{Op: deadlines.OpExtend, Key: "burst/src/own", Kind: "burst", Window: time.Minute, Cap: time.Hour},
+		{Op: deadlines.OpExtend, Key: "burst/src/short", Kind: "burst", Window: time.Minute, Cap: time.Hour},
+		{Op: deadlines.OpExtend, Key: "burst/src/plain", Kind: "burst", Window: 50 * time.Second, Cap: time.Hour},
 	} {
 		if _, err := eng.Apply(now, m); err != nil {
 			t.Fatal(err)
