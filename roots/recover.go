@@ -18,7 +18,8 @@ import (
 //     inode it had): a rename is said plainly — in the status, the log
 //     and the alert root_renamed, with the two commands that move the
 //     root — and the root's commands stop (no retries spent on them);
-//   - otherwise says "root removed" and keeps looking for it: the
+//   - otherwise says "root removed" (status, log, the alert root_polling)
+//     and keeps looking for it: the
 //     detection yields, PollInterval at first and less often the longer
 //     the root stays away (at most lookoutMax);
 //   - when the directory is back (recreated, or renamed back), the
@@ -57,7 +58,9 @@ func (m *Manager) rootMissing(ctx context.Context, r *root, path string, now tim
 			m.log.Warn().Str("root", path).Str("renamed_to", to).Msg(msg)
 			m.alert(ctx, AlertRootRenamed, Key(KindDetect, path), msg)
 		} else {
-			m.log.Warn().Str("root", path).Msg("root directory removed; its commands wait, and it is re-armed when it comes back")
+			msg := fmt.Sprintf("%s: polling (%s): the root directory was removed; its commands wait, and it is re-armed when it comes back", path, detectors.ReasonRootGone)
+			m.log.Warn().Str("root", path).Msg(msg)
+			m.alert(ctx, AlertRootPolling, Key(KindDetect, path), msg)
 		}
 	}
 	return scheduler.YieldFor(min(max(now.Sub(since), m.opts.PollInterval), lookoutMax))
