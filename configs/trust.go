@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/wakewheel/wakewheel/internal/filetrust"
+	"github.com/wakewheel/wakewheel/internal/supervise"
 )
 
 // ErrUntrusted: the config file, or a file it names, could be changed by
@@ -29,16 +29,17 @@ func checkFileTrust(path string) error {
 
 // checkNamedFiles applies the config file's rule to the files it names:
 // the program of each command line (a root's ingest and reconcile, a
-// lane's wake_hook) when it is a path; the beacon's key file and the
+// lane's wake_hook) when it is a path, found by supervise.Program (the
+// parse the runner's own check uses); the beacon's key file and the
 // fleet's credentials, which must also be unreadable by others; the fleet's
-// certificates. A bare program name is found on
-// PATH and names no file of the config's; a path that does not exist is
-// left to the check that runs the command.
+// certificates. A bare program name is found on PATH and names no file of
+// the config's; a path that does not exist is left to the check that runs
+// the command.
 func checkNamedFiles(c *Config, path string, env lookup) []error {
 	origin := sourceFile + " " + path
 	var errs []error
 	check := func(key, line, dir string) {
-		prog, ok := program(line, dir, env)
+		prog, ok := supervise.Program(expandHome(line, env), dir)
 		if !ok {
 			return
 		}
@@ -85,24 +86,6 @@ func checkNamedFiles(c *Config, path string, env lookup) []error {
 		check("lanes."+name+".wake_hook", c.Lanes[name].WakeHook, "")
 	}
 	return errs
-}
-
-// program is the file that a command line runs: its first word, when that
-// is a path (it holds a '/'). A relative path counts from dir; with no dir
-// it is not resolved.
-func program(line, dir string, env lookup) (string, bool) {
-	words := strings.Fields(line)
-	if len(words) == 0 || !strings.Contains(words[0], "/") {
-		return "", false
-	}
-	p := expandHome(words[0], env)
-	if !filepath.IsAbs(p) {
-		if dir == "" {
-			return "", false
-		}
-		p = filepath.Join(dir, p)
-	}
-	return filepath.Clean(p), true
 }
 
 // untrustedReason drops filetrust's sentinel text from err: the caller's

@@ -40,12 +40,9 @@ func Resolve(line, dir string) (string, error) {
 		}
 		return line, nil
 	}
-	abs := word
-	if !filepath.IsAbs(abs) {
-		if dir == "" {
-			return line, nil
-		}
-		abs = filepath.Join(dir, abs)
+	abs, ok := programPath(word, dir)
+	if !ok {
+		return line, nil
 	}
 	fi, err := os.Stat(abs)
 	switch {
@@ -62,6 +59,32 @@ func Resolve(line, dir string) (string, error) {
 		return line, nil
 	}
 	return line[:start] + shellQuote(abs) + line[end:], nil
+}
+
+// Program is the file a command line runs, found as Resolve finds it: the
+// program word (after any NAME=value assignments) when it is a path, a
+// relative one taken against dir. ok is false when there is no such file
+// to name: a bare name (found in PATH), a shell word or expansion, or a
+// relative path with no dir. The config's trust check reads the same
+// file that Resolve checks and the runner runs.
+func Program(line, dir string) (path string, ok bool) {
+	_, _, word, ok := program(line)
+	if !ok || !strings.Contains(word, "/") {
+		return "", false
+	}
+	return programPath(word, dir)
+}
+
+// programPath is the absolute path of a program word that holds a '/':
+// a relative one taken against dir (none without a dir).
+func programPath(word, dir string) (string, bool) {
+	if filepath.IsAbs(word) {
+		return word, true
+	}
+	if dir == "" {
+		return "", false
+	}
+	return filepath.Join(dir, word), true
 }
 
 // against says where a relative program was looked for.

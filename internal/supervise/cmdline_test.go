@@ -61,3 +61,22 @@ func TestResolve(t *testing.T) {
 		t.Errorf("spaced dir: %q, %v; want %q", got, err, want)
 	}
 }
+
+// Program names the file Resolve checks, or none.
+func TestProgram(t *testing.T) {
+	for _, c := range []struct{ line, dir, want string }{
+		{"./scripts/index --all", "/r", "/r/scripts/index"},
+		{"FOO=1 bin/x", "/r", "/r/bin/x"},
+		{"/usr/bin/x;echo done", "", "/usr/bin/x"},
+		{"bin/x", "", ""},
+		{"make index", "/r", ""},
+		{"cd web && ./x", "/r", ""},
+		{`"$HOME/bin/x"`, "/r", ""},
+		{"", "/r", ""},
+	} {
+		got, ok := Program(c.line, c.dir)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("Program(%q, %q) = %q, %v; want %q", c.line, c.dir, got, ok, c.want)
+		}
+	}
+}
