@@ -29,7 +29,8 @@
 //
 // Imports: viper, pflag, fsnotify (the file watch), the YAML and TOML
 // decoders, deadlines (the cap-at-least-window rule of the detect.* and
-// per-root windows), internal/filetrust and internal/supervise (the program
-// a command line runs, for the trust check). Never the engine's packages:
+// per-root windows), internal/filetrust, internal/supervise (the program
+// a command line runs, for the trust check) and internal/netrule (loopback
+// and the broker rule of fleet.url). Never the engine's packages:
 // they take configs' plain values from cmd/.
 package configs

@@ -2,11 +2,12 @@ package configs
 
 import (
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/wakewheel/wakewheel/internal/netrule"
 )
 
 // Fleet holds the settings of a daemon's membership of a fleet (keys
@@ -138,29 +139,14 @@ func init() {
 	rules = append(rules, fleetRules...)
 }
 
-// checkFleetURL: obligations and beacons never cross a network in clear,
-// and a broker reachable from elsewhere never takes anonymous clients.
+// checkFleetURL applies the broker rule (netrule.CheckBroker: beyond
+// loopback only with TLS and credentials) to the fleet.* keys.
 func checkFleetURL(c *Config) string {
 	f := c.Fleet
-	if f.URL == "" {
-		return ""
-	}
-	remote, secure := false, f.TLS.CA != "" || f.TLS.Cert != ""
-	for _, raw := range strings.Split(f.URL, ",") {
-		u, err := url.Parse(strings.TrimSpace(raw))
-		if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls") {
-			return "want nats://host:port or tls://host:port, comma-separated for a cluster"
-		}
-		remote = remote || !isLoopback(u.Hostname())
-		secure = secure || u.Scheme == "tls"
-	}
-	switch {
-	case remote && !secure:
-		return "the broker is not on loopback, so TLS is required: set fleet.tls.ca (and fleet.tls.cert/key for mutual TLS) or use tls:// URLs"
-	case remote && f.Creds == "" && f.NKeySeed == "":
-		return "the broker is not on loopback, so credentials are required: set fleet.creds or fleet.nkey_seed"
-	case (f.TLS.Cert == "") != (f.TLS.Key == ""):
-		return "fleet.tls.cert and fleet.tls.key go together: set both or neither"
+	err := netrule.CheckBroker(netrule.Broker{URL: f.URL, CA: f.TLS.CA, Cert: f.TLS.Cert, Key: f.TLS.Key,
+		ServerName: f.TLS.ServerName, Creds: f.Creds, NKeySeed: f.NKeySeed})
+	if err != nil {
+		return err.Error()
 	}
 	return ""
 }

@@ -3,14 +3,15 @@ package configs
 import (
 	"errors"
 	"fmt"
-	"github.com/wakewheel/wakewheel/deadlines"
 	"net"
-	"net/netip"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/internal/netrule"
 )
 
 // Sentinels wrapped by the errors Load, Validate and Watch return; match
@@ -223,18 +224,10 @@ func checkMetricsListen(c *Config) string {
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return "port must be a number between 1 and 65535"
 	}
-	if !c.Metrics.AllowRemote && !isLoopback(host) {
+	if !c.Metrics.AllowRemote && !netrule.Loopback(host) {
 		return "must be a loopback host:port (localhost, 127.0.0.1, [::1]) unless metrics.allow_remote is true"
 	}
 	return ""
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // joinSorted joins errs sorted by key (errors without a key first), so the

@@ -51,6 +51,6 @@
 //
 // Imports: nats-server, nats.go, obligations, store (ops), scheduler (the
 // beacon's deadline), liveness (the monitor it feeds), internal/clock,
-// zerolog.
+// internal/netrule (the broker rule, shared with configs), zerolog.
 // Never viper, configs or cmd; the clock only through internal/clock.
 package fleet

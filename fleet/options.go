@@ -1,13 +1,12 @@
 package fleet
 
 import (
-	"errors"
 	"fmt"
 	"net"
-	"net/netip"
-	"net/url"
 	"strings"
 	"time"
+
+	"github.com/wakewheel/wakewheel/internal/netrule"
 )
 
 // Options configure a daemon's membership of a fleet. cmd/ fills them from
@@ -48,10 +47,10 @@ type TLS struct {
 // Enabled reports whether any TLS setting is given.
 func (t TLS) Enabled() bool { return t.CA != "" || t.Cert != "" || t.ServerName != "" }
 
-// Validate checks what the config registry cannot check key by key: the
-// URLs, and that a broker off this host is reached with TLS and
-// credentials (a fleet's obligations and beacons are not sent in clear,
-// nor accepted from anyone who can reach the port).
+// Validate checks the host name and the broker rule (netrule.CheckBroker,
+// the one configs applies to the fleet.* keys): the URLs, and that a
+// broker off this host is reached with TLS and credentials. Options that
+// did not come through configs (tests, tools) meet the same rule.
 func (o Options) Validate() error {
 	if o.URL == "" {
 		return nil
@@ -59,24 +58,10 @@ func (o Options) Validate() error {
 	if err := CheckHost(o.Host); err != nil {
 		return err
 	}
-	remote := false
-	for _, raw := range strings.Split(o.URL, ",") {
-		u, err := url.Parse(strings.TrimSpace(raw))
-		if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls") {
-			return fmt.Errorf("fleet: broker URL %q: want nats://host:port or tls://host:port", raw)
-		}
-		if !Loopback(u.Hostname()) {
-			remote = true
-		}
-	}
-	if remote && !(o.TLS.Enabled() || strings.Contains(o.URL, "tls://")) {
-		return errors.New("fleet: the broker is not on this host, so TLS is required: set fleet.tls.ca (and fleet.tls.cert/key for mutual TLS) or use a tls:// URL")
-	}
-	if remote && o.Creds == "" && o.NKeySeed == "" {
-		return errors.New("fleet: the broker is not on this host, so credentials are required: set fleet.creds or fleet.nkey_seed")
-	}
-	if (o.TLS.Cert == "") != (o.TLS.Key == "") {
-		return errors.New("fleet: fleet.tls.cert and fleet.tls.key go together: set both or neither")
+	err := netrule.CheckBroker(netrule.Broker{URL: o.URL, CA: o.TLS.CA, Cert: o.TLS.Cert, Key: o.TLS.Key,
+		ServerName: o.TLS.ServerName, Creds: o.Creds, NKeySeed: o.NKeySeed})
+	if err != nil {
+		return fmt.Errorf("fleet: %w", err)
 	}
 	return nil
 }
@@ -89,14 +74,9 @@ func CheckHost(h string) error {
 	return nil
 }
 
-// Loopback reports whether host names this machine only.
-func Loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
+// Loopback reports whether host names this machine only (netrule's
+// rule, named here for the broker's listen check).
+func Loopback(host string) bool { return netrule.Loopback(host) }
 
 // loopbackAddr reports whether a host:port listens on loopback only.
 func loopbackAddr(addr string) bool {
