@@ -56,15 +56,24 @@ func NewClient(socket string) *Client {
 }
 
 // Do sends one request with an optional JSON body and decodes the JSON
-// answer into out. An error answer comes back as *Error.
+// answer into out. An error answer comes back as *Error. While the daemon
+// answers that it is loading, the request is sent again, for at most
+// LoadingWait (front.go).
 func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
-	var rd io.Reader
+	var b []byte
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
 			return err
 		}
-		rd = bytes.NewReader(b)
+	}
+	return throughLoading(ctx, func() error { return c.do(ctx, method, path, b, out) })
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, "http://wakewheel"+path, rd)
 	if err != nil {

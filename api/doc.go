@@ -28,6 +28,12 @@
 //
 // Every request is traffic (Server.OnRequest) before it is served.
 //
+// The socket answers before the daemon has loaded its deadlines (front.go):
+// a Front binds it, answers status with state "loading" and a percent, and
+// every other request with code "loading" (503, exit 75, nothing applied),
+// until Ready hands it to the Server. The client waits through a load by
+// itself (up to LoadingWait).
+//
 // Nothing a request asks of the engine's loop costs more than O(kinds):
 // status reads counts the wheel keeps as deadlines come and go. Listings
 // never ask the loop at all: GET /v1/deadlines is a page (limit, after

@@ -23,7 +23,8 @@ import (
 //
 // Exit statuses: 2 for a request the daemon rejected (the caller's input,
 // a name it does not know, a lease someone else holds); 75 (EX_TEMPFAIL)
-// for a daemon that is stopping (call again once it is back); 1 for any
+// for a daemon that is stopping or still loading its deadlines (call again
+// once it is back, or ready); 1 for any
 // other failure the caller cannot fix by changing the request (a timeout,
 // an internal error, no daemon at all).
 const (
@@ -77,6 +78,7 @@ var errorTable = []errorRow{
 	{fleet.ErrUnreachable, http.StatusServiceUnavailable, "fleet_unreachable", "", 0},
 	{errStopping, http.StatusServiceUnavailable, "stopping", "the daemon is stopping: call again once it is back", ExitStopping},
 	{scheduler.ErrStopped, http.StatusServiceUnavailable, "stopping", "the daemon is shutting down", ExitStopping},
+	{errLoading, http.StatusServiceUnavailable, "loading", "", ExitStopping},
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "the request timed out", 0},
 }
 

@@ -15,7 +15,7 @@ import (
 
 // The table read from both ends: every code has one HTTP status and one exit
 // status, and the exit status follows the class of the status (but for a
-// daemon stopping: try again).
+// daemon stopping or still loading: try again).
 func TestErrorTableIsConsistent(t *testing.T) {
 	status := map[string]int{}
 	for _, c := range api.Codes() {
@@ -25,7 +25,7 @@ func TestErrorTableIsConsistent(t *testing.T) {
 		status[c.Code] = c.Status
 		want := api.ExitFailure
 		switch {
-		case c.Code == "stopping":
+		case c.Code == "stopping" || c.Code == "loading":
 			want = api.ExitStopping // call again once it is back
 		case c.Status/100 == 4:
 			want = api.ExitRejected
@@ -34,7 +34,7 @@ func TestErrorTableIsConsistent(t *testing.T) {
 			t.Errorf("code %s (HTTP %d): exit %d, want %d", c.Code, c.Status, c.Exit, want)
 		}
 	}
-	for _, code := range []string{"lease_held", "not_held", "unknown_lane", "bad_request", "not_found", "stopping", "timeout", "internal"} {
+	for _, code := range []string{"lease_held", "not_held", "unknown_lane", "bad_request", "not_found", "stopping", "loading", "timeout", "internal"} {
 		if _, ok := status[code]; !ok {
 			t.Errorf("the table has no code %s", code)
 		}

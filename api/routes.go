@@ -22,7 +22,7 @@ const (
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	st := Status{Version: s.info.Version, PID: os.Getpid(), Started: s.info.Started,
-		StoreDir: s.info.StoreDir, Socket: s.info.Socket, ByKind: map[string]int{}}
+		StoreDir: s.info.StoreDir, Socket: s.info.Socket, State: StateReady, ByKind: map[string]int{}}
 	err := s.runner.Do(r.Context(), func(e *scheduler.Engine, now time.Time) {
 		stats := e.Stats()
 		st.Pending, st.Waiting, st.Reloaded = e.Len(), e.Waiting(), stats.Reloaded

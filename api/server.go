@@ -67,13 +67,7 @@ type Server struct {
 func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog.Logger) *Server {
 	s := &Server{runner: runner, records: records, info: info, log: log, mux: http.NewServeMux(), listings: newListingGate()}
 	s.stopping, s.stop = context.WithCancel(context.Background())
-	s.http = &http.Server{
-		Handler:           s.mux,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       RequestTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ConnContext:       peerCheck(log),
-	}
+	s.http = newHTTPServer(s.mux, log)
 	s.route("GET /v1/status", "status", s.status)
 	s.HandleListing("GET /v1/deadlines", "deadlines", s.deadlines)
 	s.route("POST /v1/reminders", "remind", s.remind)
@@ -84,6 +78,17 @@ func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog
 		s.fail(w, apiError{errNotFound, fmt.Sprintf("no route %s %s; see `wakewheel --help`", r.Method, r.URL.Path)})
 	})
 	return s
+}
+
+// newHTTPServer serves h under the socket's limits and peer check.
+func newHTTPServer(h http.Handler, log zerolog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       RequestTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ConnContext:       peerCheck(log),
+	}
 }
 
 // Handle adds a route served under the same limits (for verbs that later

@@ -26,6 +26,19 @@ type Status struct {
 	Alerts    uint64            `json:"alerts"`
 	ByKind    map[string]int    `json:"pending_by_kind"`
 	LastAlert *wakewheel.Alert  `json:"last_alert,omitempty"`
+	// State is "loading" while the daemon loads its deadlines (the other
+	// counts are then zero) and "ready" once it serves every request; a
+	// daemon of an earlier version leaves it empty (ready).
+	State   string     `json:"state,omitempty"`
+	Loading *LoadState `json:"loading,omitempty"`
+}
+
+// LoadState is how far a loading daemon has come: Percent of the store's
+// deadline records (by their place in the store's key order, an estimate
+// that only grows) and the deadlines Read so far.
+type LoadState struct {
+	Percent int   `json:"percent"`
+	Read    int64 `json:"read"`
 }
 
 // Deadline is one pending deadline as the API shows it.

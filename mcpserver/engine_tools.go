@@ -56,7 +56,7 @@ type AlertsOutput struct {
 func (t tools) addEngineTools(s *mcp.Server) {
 	addTool(s, &mcp.Tool{
 		Name:        "status",
-		Description: "What the daemon is doing: pending deadlines by kind, the next due time, runs and alerts.",
+		Description: "What the daemon is doing: pending deadlines by kind, the next due time, runs and alerts. Right after a start, state is \"loading\" with loading.percent (the other counts are zero, other tools wait for the load); then \"ready\".",
 		Annotations: readOnly,
 		InputSchema: inputSchema[StatusInput](nil),
 	}, t.status)

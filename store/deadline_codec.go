@@ -190,7 +190,13 @@ func (dec *deadlineDecoder) payload(b []byte) []byte {
 // Keys and payloads of the deadlines handed to fn share backing arrays
 // (payload capacity cut to length); keeping one keeps its slab of a few
 // tens of KiB alive.
-func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) (err error) {
+func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) error {
+	return db.LoadDeadlinesWatched(fn, nil)
+}
+
+// LoadDeadlinesWatched is LoadDeadlines that keeps p up to date as it goes
+// (load_progress.go); a nil p is LoadDeadlines.
+func (db *DB) LoadDeadlinesWatched(fn func(deadlines.Deadline) error, p *LoadProgress) (err error) {
 	if err := db.gate.enter(); err != nil {
 		return err
 	}
@@ -207,6 +213,7 @@ func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) (err error) {
 	it := ldb.NewIterator(util.BytesPrefix([]byte(deadlinePrefix)), &opt.ReadOptions{DontFillCache: true})
 	defer it.Release()
 	var dec deadlineDecoder
+	meter := newLoadMeter(p, ldb)
 	for it.Next() {
 		d, err := dec.decode(it.Key(), it.Value())
 		if err != nil {
@@ -215,6 +222,11 @@ func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) (err error) {
 		if err := fn(d); err != nil {
 			return err
 		}
+		meter.saw(it.Key())
 	}
-	return db.wrap("load deadlines", it.Error())
+	if err := it.Error(); err != nil {
+		return db.wrap("load deadlines", err)
+	}
+	meter.done()
+	return nil
 }

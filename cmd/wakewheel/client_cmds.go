@@ -11,19 +11,37 @@ import (
 )
 
 func (a *app) statusCmd() *cobra.Command {
-	return a.verb(&cobra.Command{
+	var ready bool
+	cmd := a.verb(&cobra.Command{
 		Use:   "status",
 		Short: "Show what the daemon is doing",
-		Args:  cobra.NoArgs,
+		Long: `Show what the daemon is doing.
+
+A daemon that has just started answers at once, while it loads its
+deadlines: status then says "loading N%" and exits 0 (the daemon is alive),
+and every other verb waits for the load (up to 30 s) or exits 75. With
+--ready, status exits 75 until the load is done: a readiness check
+(systemd's ExecStartPost, a Kubernetes readinessProbe) uses --ready, a
+liveness check does not.`,
+		Args: cobra.NoArgs,
 	}, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
 		st, err := c.Status(cmd.Context())
 		if err != nil {
 			return nil, "", err
 		}
+		var verdict error
+		if ready && st.State == api.StateLoading {
+			verdict = exitError{code: api.ExitStopping, err: fmt.Errorf("the daemon is not ready: loading its deadlines (%d%%)", st.Loading.Percent)}
+		}
 		return st, table(func(w io.Writer) {
 			fmt.Fprintf(w, "daemon\t%s, pid %d, up %s\n", st.Version, st.PID, approx(time.Since(st.Started)))
 			fmt.Fprintf(w, "store\t%s\n", st.StoreDir)
 			fmt.Fprintf(w, "socket\t%s\n", st.Socket)
+			if st.State == api.StateLoading && st.Loading != nil {
+				fmt.Fprintf(w, "state\tloading %d%% (%d deadlines read); other requests wait for it\n", st.Loading.Percent, st.Loading.Read)
+				return
+			}
+			fmt.Fprintf(w, "state\tready\n")
 			fmt.Fprintf(w, "pending\t%d deadlines%s\n", st.Pending, byKind(st.ByKind))
 			if st.NextDue != nil {
 				fmt.Fprintf(w, "next due\t%s (in %s)\n", st.NextDue.Local().Format(time.DateTime), until(*st.NextDue))
@@ -35,8 +53,10 @@ func (a *app) statusCmd() *cobra.Command {
 			if st.LastAlert != nil {
 				fmt.Fprintf(w, "last alert\t%s %s: %s\n", st.LastAlert.Code, st.LastAlert.Key, st.LastAlert.Message)
 			}
-		}), nil
+		}), verdict
 	})
+	cmd.Flags().BoolVar(&ready, "ready", false, "exit 75 while the daemon is still loading its deadlines (a readiness check)")
+	return cmd
 }
 
 func byKind(m map[string]int) string {

@@ -52,7 +52,10 @@ key of the config file: 'wakewheel help settings' says what each means.`,
 }
 
 // runDaemon serves until ctx ends, then shuts down in order: API,
-// capabilities, runner, store (which flushes its write-behind).
+// capabilities, runner, store (which flushes its write-behind). The socket
+// answers before the deadlines are loaded (status says "loading N%", every
+// other request is answered "loading": retry); every request is served
+// once the load is done and every capability serves.
 func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions, log zerolog.Logger) error {
 	d := &daemon{cfg: cfg, loadOpts: opts, log: log, clock: clock.Real{}}
 	started := d.clock.Now()
@@ -74,7 +77,27 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		}
 	}()
 
-	eng, err := loadEngine(db, scheduler.Options{
+	// The socket answers from here on: status says how far the load has
+	// come, every other request is told to retry (api.Front).
+	info := api.Info{Version: version, StoreDir: cfg.Engine.StoreDir, Socket: cfg.Engine.SocketPath, Started: started}
+	progress := &store.LoadProgress{}
+	front, err := api.ListenFront(cfg.Engine.SocketPath, info, loadState(progress), log)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(cfg.Engine.SocketPath)
+	shutdown := func() {
+		log.Info().Msg("shutting down")
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := front.Shutdown(shutdownCtx); err != nil {
+			log.Warn().Err(err).Msg("requests still in flight at shutdown")
+		}
+	}
+	log.Info().Str("socket", cfg.Engine.SocketPath).Int("pid", os.Getpid()).Str("version", version).
+		Msg("listening; loading the deadlines")
+
+	eng, err := loadEngine(watchedStore{db, progress}, scheduler.Options{
 		Tick:          cfg.Engine.Tick,
 		RetryBase:     cfg.Engine.RetryBase,
 		RetryCap:      cfg.Engine.RetryCap,
@@ -83,7 +106,12 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		Logger:        log,
 	}, started)
 	if err != nil {
+		shutdown()
 		return err
+	}
+	if ctx.Err() != nil { // SIGTERM while loading: nothing was served yet
+		shutdown()
+		return nil
 	}
 	caps := capabilities(d)
 	for _, c := range caps {
@@ -91,21 +119,22 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 			continue
 		}
 		if err := c.engine(eng); err != nil {
+			shutdown()
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
 	}
 	overdue := eng.Overdue()
 	log.Info().Str("store", cfg.Engine.StoreDir).Int("reloaded", eng.Len()).Int("overdue", overdue).
-		Str("tick", cfg.Engine.Tick.String()).Msg("store opened")
+		Str("tick", cfg.Engine.Tick.String()).Dur("load", d.clock.Now().Sub(started)).Msg("store opened")
 
 	d.runner = scheduler.Start(eng, d.clock)
 	defer d.runner.Stop()
 
-	d.srv = api.NewServer(d.runner, db, api.Info{Version: version, StoreDir: cfg.Engine.StoreDir,
-		Socket: cfg.Engine.SocketPath, Started: started}, log)
+	d.srv = api.NewServer(d.runner, db, info, log)
 	for _, c := range caps {
 		if c.serve != nil {
 			if err := c.serve(ctx); err != nil {
+				shutdown()
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
 		}
@@ -113,25 +142,18 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 			defer c.close()
 		}
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- d.srv.Serve(cfg.Engine.SocketPath) }()
-	log.Info().Str("socket", cfg.Engine.SocketPath).Int("pid", os.Getpid()).Str("version", version).Msg("listening")
+	front.Ready(d.srv)
+	log.Info().Str("socket", cfg.Engine.SocketPath).Msg("ready")
 
 	select {
-	case err := <-serveErr:
+	case err := <-front.Served():
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
 		return nil
 	case <-ctx.Done():
 	}
-	log.Info().Msg("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := d.srv.Shutdown(shutdownCtx); err != nil {
-		log.Warn().Err(err).Msg("requests still in flight at shutdown")
-	}
-	os.Remove(cfg.Engine.SocketPath)
+	shutdown()
 	return nil
 }
 
@@ -142,7 +164,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 // steadyGCPercent (unless GOGC is set) and the reload's garbage is returned
 // to the system at once, so the daemon's resident memory follows the wheel,
 // not the reload's peak.
-func loadEngine(db *store.DB, opts scheduler.Options, now time.Time) (*scheduler.Engine, error) {
+func loadEngine(db scheduler.Store, opts scheduler.Options, now time.Time) (*scheduler.Engine, error) {
 	old := debug.SetGCPercent(reloadGCPercent)
 	defer func() {
 		if _, set := os.LookupEnv("GOGC"); !set {

@@ -81,9 +81,19 @@ func (h *home) start() *child {
 }
 
 // startWith starts the daemon verb given by args and waits until it
-// answers on its socket.
+// answers on its socket, ready (its deadlines loaded).
 func (h *home) startWith(args ...string) *child {
 	h.t.Helper()
+	return h.startUntil(func(st api.Status) bool { return st.State != api.StateLoading }, args...)
+}
+
+// startUntil starts the daemon verb given by args (the daemon with none)
+// and waits until a status it answers satisfies ok.
+func (h *home) startUntil(ok func(api.Status) bool, args ...string) *child {
+	h.t.Helper()
+	if len(args) == 0 {
+		args = []string{"daemon"}
+	}
 	logf, err := os.CreateTemp(h.dir, "daemon-*.log")
 	if err != nil {
 		h.t.Fatal(err)
@@ -98,9 +108,9 @@ func (h *home) startWith(args ...string) *child {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := c.Status(ctx)
+		st, err := c.Status(ctx)
 		cancel()
-		if err == nil {
+		if err == nil && ok(st) {
 			return d
 		}
 		if time.Now().After(deadline) {

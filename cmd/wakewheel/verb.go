@@ -16,8 +16,9 @@ import (
 // error, a check that found a problem); 2 rejected (the daemon refused the
 // request: bad input, an unknown lane or root, a lease held by someone
 // else; api.ExitCode reads the API's error table); 3 corrupt store (the
-// daemon, at start); 75 the daemon is stopping (EX_TEMPFAIL: call again
-// once it is back); 124 wait timed out (as timeout(1)), for shell loops.
+// daemon, at start); 75 the daemon is stopping or still loading its
+// deadlines (EX_TEMPFAIL: call again once it is back; the client itself
+// waits up to api.LoadingWait for a load); 124 wait timed out (as timeout(1)), for shell loops.
 // A command line the verb cannot take exits 2 with its usage line.
 const exitWaitTimeout = 124
 

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/store"
+)
+
+// watchedStore is the daemon's store as the engine loads from it: every
+// deadline read moves progress on, which the socket's status shows while
+// the load runs (api.Front). Everything else is the store's own.
+type watchedStore struct {
+	*store.DB
+	progress *store.LoadProgress
+}
+
+func (s watchedStore) LoadDeadlines(fn func(deadlines.Deadline) error) error {
+	return s.LoadDeadlinesWatched(fn, s.progress)
+}
+
+// loadState reads p for a status answered while loading.
+func loadState(p *store.LoadProgress) func() api.LoadState {
+	return func() api.LoadState { return api.LoadState{Percent: p.Percent(), Read: p.Read()} }
+}
