@@ -130,14 +130,16 @@ func isLoading(err error) bool {
 
 // throughLoading runs send, and again every loadingRetry while the daemon
 // answers "loading", for at most LoadingWait or until ctx ends. A request
-// answered "loading" was not applied, so sending it again is safe.
+// answered "loading" was not applied, so sending it again is safe. When
+// ctx ends first, the caller gets the daemon's last "loading" answer, which
+// says more than the deadline does.
 func throughLoading(ctx context.Context, send func() error) error {
 	err := send()
 	if !isLoading(err) {
 		return err
 	}
 	giveUp := time.Now().Add(LoadingWait)
-	for isLoading(err) && time.Now().Before(giveUp) {
+	for time.Now().Before(giveUp) {
 		t := time.NewTimer(loadingRetry)
 		select {
 		case <-ctx.Done():
@@ -145,7 +147,13 @@ func throughLoading(ctx context.Context, send func() error) error {
 			return err
 		case <-t.C:
 		}
-		err = send()
+		next := send()
+		if ctx.Err() != nil && !isLoading(next) && next != nil {
+			return err // cut short by the caller's deadline
+		}
+		if err = next; !isLoading(err) {
+			return err
+		}
 	}
 	return err
 }
