@@ -3,14 +3,17 @@ package deadlines
 import "math/bits"
 
 // index maps keys to slab indices: an open-addressing hash table in the
-// style of a Swiss table, 5 bytes a slot.
+// style of a Swiss table, 4 bytes a slot.
 //
-// Slots come in groups of 8: a control word with one byte per slot (empty,
-// deleted, or 7 bits of the key's hash) and 8 slab indices. A lookup scans
-// the control bytes of a group at once (SWAR bit tricks on the uint64), reads
-// an entry only for a slot whose 7 hash bits match, and stops at the first
-// group with an empty slot. So a key that is absent usually costs one group,
-// one cache line, and no entry read.
+// Slots come in groups of 16, one 64-byte cache line each: 16 control bytes,
+// one a slot (empty, deleted, or 7 bits of the key's hash), and 16 slab
+// indices of 3 bytes (so a wheel holds at most maxEntries deadlines). A
+// lookup scans the control bytes of a group at once (SWAR bit tricks on two
+// uint64s), reads an entry only for a slot whose 7 hash bits match, and
+// stops at the first group with an empty slot. So a key that is absent
+// usually costs one group, one cache line, and no entry read; a group never
+// straddles two lines (the groups are allocated in multiples of 64 bytes,
+// which the allocator aligns to 64).
 //
 // Invariant: a key lives in its home group or in a group further along its
 // probe sequence, and every group before it on that sequence has no empty
@@ -31,13 +34,15 @@ type index struct {
 	limit  int    // the most slots that may be used
 }
 
+// group is 64 bytes: ctrl[0] describes slots 0 to 7, ctrl[1] slots 8 to 15;
+// slot j's slab index is the 3 bytes at idx[3j:], little-endian.
 type group struct {
-	ctrl  uint64 // byte j describes slots[j]
-	slots [groupSize]int32
+	ctrl [2]uint64
+	idx  [3 * groupSize]byte
 }
 
 const (
-	groupSize = 8
+	groupSize = 16
 	minGroups = 2
 
 	ctrlEmpty   = 0x80
@@ -50,24 +55,51 @@ const (
 	noPos = ^uint32(0)
 )
 
-// matchTag returns the slots whose control byte is tag, as the top bit of
-// each byte (with rare false positives, which the key comparison rejects).
+// matchTag returns the bytes of ctrl equal to tag, as the top bit of each
+// byte (with rare false positives, which the key comparison rejects).
 func matchTag(ctrl uint64, tag uint8) uint64 {
 	v := ctrl ^ lsb*uint64(tag)
 	return (v - lsb) &^ v & msb
 }
 
-// matchEmpty returns the empty slots: top bit set, bit 1 clear.
+// matchEmpty returns the empty bytes: top bit set, bit 1 clear.
 func matchEmpty(ctrl uint64) uint64 { return ctrl &^ (ctrl << 6) & msb }
 
-// matchFree returns the empty and deleted slots: top bit set.
+// matchFree returns the empty and deleted bytes: top bit set.
 func matchFree(ctrl uint64) uint64 { return ctrl & msb }
 
+// bitmap packs the top bits of the bytes of m into 8 bits.
+func bitmap(m uint64) uint16 { return uint16((m >> 7) * 0x0102040810204080 >> 56) }
+
+// slotsOf gathers a match of both control words into one bit per slot.
+func slotsOf(lo, hi uint64) uint16 { return bitmap(lo) | bitmap(hi)<<8 }
+
+func (g *group) matchTag(tag uint8) uint16 {
+	return slotsOf(matchTag(g.ctrl[0], tag), matchTag(g.ctrl[1], tag))
+}
+func (g *group) matchEmpty() uint16 { return slotsOf(matchEmpty(g.ctrl[0]), matchEmpty(g.ctrl[1])) }
+func (g *group) matchFree() uint16  { return slotsOf(matchFree(g.ctrl[0]), matchFree(g.ctrl[1])) }
+func (g *group) matchFull() uint16  { return slotsOf(^g.ctrl[0]&msb, ^g.ctrl[1]&msb) }
+
 // first is the slot of the lowest match.
-func first(match uint64) uint32 { return uint32(bits.TrailingZeros64(match)) / 8 }
+func first(match uint16) uint32 { return uint32(bits.TrailingZeros16(match)) }
+
+func (g *group) ctrlAt(j uint32) uint8 { return uint8(g.ctrl[j/8] >> (8 * (j % 8))) }
 
 func (g *group) setCtrl(j uint32, c uint8) {
-	g.ctrl = g.ctrl&^(0xff<<(8*j)) | uint64(c)<<(8*j)
+	w, b := j/8, 8*(j%8)
+	g.ctrl[w] = g.ctrl[w]&^(0xff<<b) | uint64(c)<<b
+}
+
+// slot is the slab index in slot j.
+func (g *group) slot(j uint32) int32 {
+	b := g.idx[3*j:][:3]
+	return int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16)
+}
+
+func (g *group) setSlot(j uint32, i int32) {
+	b := g.idx[3*j:][:3]
+	b[0], b[1], b[2] = byte(i), byte(i>>8), byte(i>>16)
 }
 
 func (x *index) home(h uint32) (g uint32, tag uint8) { return h >> x.shift, uint8(h & 0x7f) }
@@ -88,19 +120,19 @@ func (x *index) find(s *slab, key string, h uint32) (int32, *entry, uint32) {
 	free := noPos
 	for step := uint32(1); ; step++ {
 		grp := &x.groups[g]
-		for m := matchTag(grp.ctrl, tag); m != 0; m &= m - 1 {
+		for m := grp.matchTag(tag); m != 0; m &= m - 1 {
 			j := first(m)
-			i := grp.slots[j]
+			i := grp.slot(j)
 			if e := s.at(i); e.hash == h && e.key == key {
 				return i, e, g*groupSize + j
 			}
 		}
 		if free == noPos {
-			if m := matchFree(grp.ctrl); m != 0 {
+			if m := grp.matchFree(); m != 0 {
 				free = g*groupSize + first(m)
 			}
 		}
-		if matchEmpty(grp.ctrl) != 0 {
+		if grp.matchEmpty() != 0 {
 			return nilIdx, nil, free
 		}
 		g = (g + step) & x.mask // triangular probing visits every group
@@ -113,8 +145,8 @@ func (x *index) position(i int32, h uint32) uint32 {
 	g, tag := x.home(h)
 	for step := uint32(1); ; step++ {
 		grp := &x.groups[g]
-		for m := matchTag(grp.ctrl, tag); m != 0; m &= m - 1 {
-			if j := first(m); grp.slots[j] == i {
+		for m := grp.matchTag(tag); m != 0; m &= m - 1 {
+			if j := first(m); grp.slot(j) == i {
 				return g*groupSize + j
 			}
 		}
@@ -130,14 +162,14 @@ func (x *index) insertAt(s *slab, i int32, h uint32, pos uint32) {
 		return
 	}
 	grp, j := &x.groups[pos/groupSize], pos%groupSize
-	wasEmpty := uint8(grp.ctrl>>(8*j)) == ctrlEmpty
+	wasEmpty := grp.ctrlAt(j) == ctrlEmpty
 	if wasEmpty && x.used >= x.limit {
 		x.rebuild(s) // the rebuilt table includes i
 		return
 	}
 	_, tag := x.home(h)
 	grp.setCtrl(j, tag)
-	grp.slots[j] = i
+	grp.setSlot(j, i)
 	x.count++
 	if wasEmpty {
 		x.used++
@@ -147,7 +179,7 @@ func (x *index) insertAt(s *slab, i int32, h uint32, pos uint32) {
 // deleteAt frees the slot at pos.
 func (x *index) deleteAt(pos uint32) {
 	grp, j := &x.groups[pos/groupSize], pos%groupSize
-	if matchEmpty(grp.ctrl) != 0 {
+	if grp.matchEmpty() != 0 {
 		grp.setCtrl(j, ctrlEmpty)
 		x.used--
 	} else {
@@ -192,7 +224,7 @@ func (x *index) empty(n int) {
 		limit:  n * groupSize / 8 * 7,
 	}
 	for g := range x.groups {
-		x.groups[g].ctrl = emptyGroup
+		x.groups[g].ctrl = [2]uint64{emptyGroup, emptyGroup}
 	}
 }
 
@@ -200,7 +232,7 @@ func (x *index) empty(n int) {
 func (x *index) freeSlot(h uint32) uint32 {
 	g, _ := x.home(h)
 	for step := uint32(1); ; step++ {
-		if m := matchFree(x.groups[g].ctrl); m != 0 {
+		if m := x.groups[g].matchFree(); m != 0 {
 			return g*groupSize + first(m)
 		}
 		g = (g + step) & x.mask
@@ -211,8 +243,8 @@ func (x *index) freeSlot(h uint32) uint32 {
 func (x *index) each(f func(int32) bool) {
 	for g := range x.groups {
 		grp := &x.groups[g]
-		for m := ^grp.ctrl & msb; m != 0; m &= m - 1 {
-			if !f(grp.slots[first(m)]) {
+		for m := grp.matchFull(); m != 0; m &= m - 1 {
+			if !f(grp.slot(first(m))) {
 				return
 			}
 		}

@@ -59,3 +59,9 @@ func TestEntrySize(t *testing.T) {
 		t.Fatalf("entry is %d bytes, want <= 48", size)
 	}
 }
+
+func TestGroupIsOneCacheLine(t *testing.T) {
+	if size := unsafe.Sizeof(group{}); size != 64 {
+		t.Fatalf("an index group is %d bytes, want 64 (one cache line)", size)
+	}
+}

@@ -1,7 +1,5 @@
 package deadlines
 
-import "math"
-
 // entry is one pending deadline: 48 bytes on 64-bit platforms. The key is the
 // caller's string (only its header is stored here); the kind is interned; a
 // payload, which few deadlines have, lives in the wheel's side map.
@@ -39,6 +37,10 @@ func (e *entry) live() bool { return e.bucket() != bucketFree }
 // 48 KiB: a large object, six runtime pages exactly, so no size class rounds
 // it up (a small object with pointers would also carry a malloc header).
 const (
+	// maxEntries bounds the entries of a wheel: the index stores slab
+	// indices in 3 bytes.
+	maxEntries = 1 << 24
+
 	pageBits = 10
 	pageSize = 1 << pageBits
 	pageMask = pageSize - 1
@@ -62,7 +64,7 @@ func (s *slab) alloc() int32 {
 		*e = entry{}
 		return i
 	}
-	if s.n == math.MaxInt32 {
+	if s.n == maxEntries {
 		panic("deadlines: too many pending deadlines")
 	}
 	if int(s.n>>pageBits) == len(s.pages) {

@@ -23,6 +23,7 @@ type Wheel struct {
 
 	slab     slab
 	index    index
+	hints    hints
 	seed     maphash.Seed
 	kinds    kinds
 	payloads map[int32][]byte // by slab index, for entries with hasPayload
@@ -74,11 +75,12 @@ func Load(tick time.Duration, start time.Time, ds iter.Seq[Deadline]) *Wheel {
 		if j != nilIdx { // an earlier deadline of the same key: this one replaces it
 			w.unlink(old)
 			w.drop(j, old)
-			w.index.groups[pos/groupSize].slots[pos%groupSize] = i
+			w.index.groups[pos/groupSize].setSlot(pos%groupSize, i)
 			continue
 		}
 		w.index.insertAt(&w.slab, i, e.hash, pos)
 	}
+	w.hints.fit(len(w.index.groups) * groupSize)
 	return w
 }
 
@@ -189,7 +191,8 @@ func (w *Wheel) All() iter.Seq[Deadline] {
 // lookup returns key's slab index and entry, and the index position when it
 // is known (else noPos); or, when key is absent, nilIdx, and the hash and
 // position that add needs. The entry found last is tried first, without
-// hashing: a burst touches one key again and again.
+// hashing: a burst touches one key again and again; then the hints, which
+// remember the keys touched lately; then the index.
 func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
 	if i = w.recent; i != nilIdx {
 		if e = w.slab.at(i); e.key == key && e.live() {
@@ -197,9 +200,14 @@ func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
 		}
 	}
 	h = w.hash(key)
+	if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
+		w.recent = i
+		return i, e, h, noPos
+	}
 	i, e, pos = w.index.find(&w.slab, key, h)
 	if i != nilIdx {
 		w.recent = i
+		w.hints.put(h, i)
 	}
 	return i, e, h, pos
 }
@@ -219,6 +227,8 @@ func (w *Wheel) add(key string, h, pos uint32, kind uint16, at, since int64, pay
 	w.kinds.count(noKind, kind)
 	w.setPayload(i, e, payload)
 	w.index.insertAt(&w.slab, i, h, pos)
+	w.hints.fit(len(w.index.groups) * groupSize)
+	w.hints.put(h, i)
 	w.link(i, e, w.bucketFor(w.dueTick(at)))
 }
 

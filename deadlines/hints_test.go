@@ -1,0 +1,55 @@
+package deadlines
+
+import (
+	"testing"
+	"time"
+)
+
+// A hint is a guess checked against the entry: one left behind by a
+// cancelled key, or naming an entry since reused by another key of the
+// same hash, must not find anything.
+func TestHintsAreChecked(t *testing.T) {
+	s := slab{free: nilIdx}
+	var x hints
+	x.fit(1 << 10)
+	i := s.alloc()
+	*s.at(i) = entry{key: "a", hash: 7}
+	x.put(7, i)
+	if j, _ := x.get(&s, "a", 7); j != i {
+		t.Fatalf("get(a) = %d, want %d", j, i)
+	}
+	*s.at(i) = entry{key: "b", hash: 7} // reused by another key of the same hash
+	if j, _ := x.get(&s, "a", 7); j != nilIdx {
+		t.Fatalf("get(a) after reuse = %d, want none", j)
+	}
+	s.release(i)
+	if j, _ := x.get(&s, "b", 7); j != nilIdx {
+		t.Fatalf("get(b) after release = %d, want none", j)
+	}
+}
+
+// Keys that share a hint set push each other out; each is still found
+// (through the index), and a cancelled one is not.
+func TestWheelThroughStaleHints(t *testing.T) {
+	start := time.Unix(1_750_000_000, 0)
+	w := NewWheel(time.Millisecond, start)
+	keys := makeKeys("k", 20_000) // far more keys than hints
+	for i, k := range keys {
+		w.Push(k, "burst", start.Add(time.Duration(i+1)*time.Millisecond), nil)
+	}
+	for i, k := range keys {
+		if i%3 == 0 {
+			w.Cancel(k)
+		}
+	}
+	for i, k := range keys[:5000] { // reuse the freed entries
+		w.Push(k+"/again", "burst", start.Add(time.Duration(i+1)*time.Second), nil)
+	}
+	for i, k := range keys {
+		_, ok := w.Get(k)
+		if ok != (i%3 != 0) {
+			t.Fatalf("Get(%s) pending %v, want %v", k, ok, i%3 != 0)
+		}
+	}
+	checkInvariants(t, w)
+}
