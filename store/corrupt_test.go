@@ -55,8 +55,10 @@ func garble(t *testing.T, dir, pattern string) {
 }
 
 // openAndLoad opens dir and loads its deadlines, returning the first error.
-func openAndLoad(dir string) (int, error) {
-	db, err := Open(dir, Options{})
+func openAndLoad(dir string) (int, error) { return openAndLoadWith(dir, Options{}) }
+
+func openAndLoadWith(dir string, opts Options) (int, error) {
+	db, err := Open(dir, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -108,6 +110,9 @@ func TestCorruptStoreIsRepaired(t *testing.T) {
 			_, err := openAndLoad(dir)
 			wantCorrupt(t, err, dir)
 			t.Logf("damaged: %v", err)
+			// Left to the load, the deadlines' damage is found all the same.
+			_, err = openAndLoadWith(dir, Options{LoadChecksDeadlines: true})
+			wantCorrupt(t, err, dir)
 
 			if err := salvageRebuild(dir); err != nil {
 				t.Fatalf("Repair: %v", err)
@@ -271,4 +276,19 @@ func FuzzDecodeDeadline(f *testing.F) {
 			t.Fatalf("decode(%x) = %+v does not round-trip: %+v, %v", v, d, again, err)
 		}
 	})
+}
+
+// With LoadChecksDeadlines, Open skips the deadline records and the load
+// finds their damage: it fails with the same ErrCorrupt, naming the repair.
+func TestLoadChecksDeadlines(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	buildStore(t, dir, 3000)
+	garble(t, dir, "*.ldb")
+	db, err := Open(dir, Options{LoadChecksDeadlines: true})
+	if err != nil {
+		t.Fatalf("Open with the deadlines left to the load: %v (the damage is in deadline blocks only)", err)
+	}
+	defer db.Close()
+	err = db.LoadDeadlines(func(deadlines.Deadline) error { return nil })
+	wantCorrupt(t, err, dir)
 }

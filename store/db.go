@@ -27,6 +27,13 @@ type Options struct {
 	// HealInterval is how often a store that cannot write tries to heal
 	// (heal.go). Default DefaultHealInterval.
 	HealInterval time.Duration
+	// LoadChecksDeadlines is for a caller that reads every deadline with
+	// LoadDeadlines right after Open, before it trusts the store (the
+	// daemon): Open then reads and checks every record but the deadlines,
+	// and the load checks theirs, with the same strictness and the same
+	// ErrCorrupt. Reading the deadlines once instead of twice is most of
+	// a restart's cost at a million of them.
+	LoadChecksDeadlines bool
 }
 
 // Registered defaults.

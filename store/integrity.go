@@ -12,13 +12,15 @@ import (
 	lderrors "github.com/syndtr/goleveldb/leveldb/errors"
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/storage"
+	"github.com/syndtr/goleveldb/leveldb/util"
 )
 
 // Detecting damage. goleveldb by default drops a damaged journal chunk
 // (and the acknowledged writes in it) on open, and reads only the blocks a
 // lookup touches. A store here is opened strictly instead: every checksum
 // of the MANIFEST, the journal and the tables must hold, and Open reads
-// every table block once. What a strict open cannot see — the journal cut
+// every table block once (or leaves the deadlines' blocks to the load that
+// follows: Options.LoadChecksDeadlines). What a strict open cannot see — the journal cut
 // exactly at a record boundary, which looks like writes that never
 // happened — the sync witness catches:
 //
@@ -161,14 +163,22 @@ func tornTail(dir string, stor storage.Storage, fd storage.FileDesc) (uint64, bo
 
 // verify reads every record once (so every table block's checksum is
 // checked) and compares the newest sync mark with the witness. It sets
-// db.syncMarks. The caller is prepare, under catchLevelDBPanic.
+// db.syncMarks. The caller is prepare, under catchLevelDBPanic. With
+// Options.LoadChecksDeadlines the deadline records are left to the load.
 func (db *DB) verify(dir string) error {
-	it := db.ldb.NewIterator(nil, &opt.ReadOptions{DontFillCache: true})
-	for it.Next() {
+	ranges := []*util.Range{nil}
+	if db.opts.LoadChecksDeadlines {
+		d := util.BytesPrefix([]byte(deadlinePrefix))
+		ranges = []*util.Range{{Limit: d.Start}, {Start: d.Limit}}
 	}
-	it.Release()
-	if err := it.Error(); err != nil {
-		return db.wrap("verify", err)
+	for _, r := range ranges {
+		it := db.ldb.NewIterator(r, &opt.ReadOptions{DontFillCache: true})
+		for it.Next() {
+		}
+		it.Release()
+		if err := it.Error(); err != nil {
+			return db.wrap("verify", err)
+		}
 	}
 	v, err := db.ldb.Get([]byte(syncMarkKey), nil)
 	switch {
