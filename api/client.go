@@ -6,12 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"syscall"
-	"time"
 
 	"github.com/wakewheel/wakewheel"
 )
@@ -29,30 +26,14 @@ const ClientConns = 64
 // use; share one between goroutines.
 type Client struct {
 	socket string
-	http   *http.Client
+	conns  *connPool
 }
 
 // NewClient returns a client for the daemon listening on socket. Every
 // connection is checked before the first byte is sent: a socket served by
 // another uid is refused with ErrUntrustedDaemon.
 func NewClient(socket string) *Client {
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			c, err := d.DialContext(ctx, "unix", socket)
-			if err != nil {
-				return nil, err
-			}
-			if err := checkServer(c, socket); err != nil {
-				c.Close()
-				return nil, err
-			}
-			return c, nil
-		},
-		MaxIdleConns:        ClientConns,
-		MaxIdleConnsPerHost: ClientConns,
-	}
-	return &Client{socket: socket, http: &http.Client{Transport: tr, Timeout: RequestTimeout + 5*time.Second}}
+	return &Client{socket: socket, conns: &connPool{socket: socket}}
 }
 
 // Do sends one request with an optional JSON body and decodes the JSON
@@ -67,28 +48,24 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 			return err
 		}
 	}
-	return throughLoading(ctx, func() error { return c.do(ctx, method, path, b, out) })
+	return c.send(ctx, method, path, b, body != nil, func(data []byte) error {
+		if out == nil {
+			return nil
+		}
+		return json.Unmarshal(data, out)
+	})
 }
 
-func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://wakewheel"+path, rd)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
+// send sends one request (with body when hasBody) and hands a success
+// answer to decode; through a load (throughLoading) like every request.
+func (c *Client) send(ctx context.Context, method, path string, body []byte, hasBody bool, decode func([]byte) error) error {
+	return throughLoading(ctx, func() error { return c.sendOnce(ctx, method, path, body, hasBody, decode) })
+}
+
+func (c *Client) sendOnce(ctx context.Context, method, path string, body []byte, hasBody bool, decode func([]byte) error) error {
+	status, data, err := c.conns.exchange(ctx, method, path, body, hasBody)
 	if err != nil {
 		if errors.Is(err, ErrUntrustedDaemon) {
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				return ue.Err
-			}
 			return err
 		}
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
@@ -96,23 +73,15 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 		}
 		return fmt.Errorf("api: %s %s: %w", method, path, err)
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("api: read answer: %w", err)
-	}
-	if resp.StatusCode >= 300 {
+	if status >= 300 {
 		var e Error
 		if json.Unmarshal(data, &e) == nil && e.Err.Message != "" {
-			e.status = resp.StatusCode
+			e.status = status
 			return &e
 		}
-		return fmt.Errorf("api: %s %s: HTTP %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(data))
+		return fmt.Errorf("api: %s %s: HTTP %d: %s", method, path, status, bytes.TrimSpace(data))
 	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := decode(data); err != nil {
 		return fmt.Errorf("api: decode answer of %s %s: %w", method, path, err)
 	}
 	return nil

@@ -144,16 +144,27 @@ type obligationRoutes struct {
 	srv *Server // its shutdown ends the long polls
 }
 
+// post is the hot route: its body and answer go through postjson.go, and
+// its buffers are pooled.
 func (h obligationRoutes) post(w http.ResponseWriter, r *http.Request) error {
-	var req PostRequest
-	if err := decode(r, &req); err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	body, err := readBody(r, *buf)
+	*buf = body
+	if err != nil {
 		return err
+	}
+	req, ok := parsePostRequest(body)
+	if !ok {
+		req = PostRequest{}
+		if err := decodeJSON(body, &req); err != nil {
+			return err
+		}
 	}
 	o := ob.Obligation{Lane: req.Lane, ID: req.ID, Class: ob.Class(req.Class), Body: req.Body,
 		Locator: req.Locator, Key: req.Key, Canary: req.Canary}
 	var got ob.Obligation
 	var route string
-	var err error
 	if rt, ok := h.svc.(Router); ok {
 		got, route, err = rt.Route(r.Context(), o, req.Create, req.Wait)
 	} else {
@@ -164,7 +175,13 @@ func (h obligationRoutes) post(w http.ResponseWriter, r *http.Request) error {
 	}
 	dup := got.Duplicate
 	got.Duplicate = false
-	return writeJSON(w, http.StatusOK, PostResult{Obligation: got, Duplicate: dup, Route: route})
+	res := PostResult{Obligation: got, Duplicate: dup, Route: route}
+	out, ok := appendPostResult((*buf)[:0], &res)
+	*buf = out
+	if !ok {
+		return writeJSON(w, http.StatusOK, res)
+	}
+	return writeBody(w, http.StatusOK, out)
 }
 
 func (h obligationRoutes) lanes(w http.ResponseWriter, r *http.Request) error {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -23,10 +24,17 @@ func (c *Client) Post(ctx context.Context, req PostRequest) (PostResult, error) 
 	if own {
 		req.ID = NewPostID()
 	}
+	body := appendPostRequest(make([]byte, 0, 128+len(req.Body)), &req)
 	var out PostResult
 	n, err := withRetry(ctx, func() error {
-		out = PostResult{}
-		return c.Do(ctx, http.MethodPost, "/v1/obligations", req, &out)
+		return c.send(ctx, http.MethodPost, "/v1/obligations", body, true, func(data []byte) error {
+			var ok bool
+			if out, ok = parsePostResult(data); ok {
+				return nil
+			}
+			out = PostResult{}
+			return json.Unmarshal(data, &out)
+		})
 	})
 	if own && n > 1 {
 		out.Duplicate = false

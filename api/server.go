@@ -1,15 +1,18 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -197,22 +200,80 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return json.NewEncoder(w).Encode(v)
 }
 
+// writeBody writes an answer already encoded as JSON, with its length (no
+// chunked encoding).
+func writeBody(w http.ResponseWriter, status int, b []byte) error {
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(status)
+	_, err := w.Write(b)
+	return err
+}
+
+var jsonContentType = []string{"application/json"}
+
 func writeError(w http.ResponseWriter, status int, code, msg string) {
 	var e Error
 	e.Err.Code, e.Err.Message = code, msg
 	_ = writeJSON(w, status, e)
 }
 
+// buffers holds the request and answer buffers of the hot routes.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooled bounds the buffers kept for reuse (a 1 MiB post's is dropped).
+const maxPooled = 64 << 10
+
+func getBuffer() *[]byte { return buffers.Get().(*[]byte) }
+
+func putBuffer(b *[]byte) {
+	if cap(*b) <= maxPooled {
+		*b = (*b)[:0]
+		buffers.Put(b)
+	}
+}
+
+// readBody appends the request's body to b (within MaxRequestBytes: a
+// longer one fails with *http.MaxBytesError).
+func readBody(r *http.Request, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return b, err
+			}
+			return b, badf("malformed JSON body: %v", err)
+		}
+	}
+}
+
 // decode reads one JSON object into v, rejecting unknown fields and
 // trailing data with a message that says what was wrong.
 func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	b, err := readBody(r, *buf)
+	*buf = b
+	if err != nil {
+		return err
+	}
+	return decodeJSON(b, v)
+}
+
+// decodeJSON is decode of a body already read.
+func decodeJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
 		return badf("malformed JSON body: %v", err)
 	}
 	if dec.More() {

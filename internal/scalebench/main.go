@@ -216,10 +216,12 @@ func runPosters(bin string, posts int) error {
 		return err
 	}
 	defer done()
+	self0 := selfCPU()
 	inproc, err := inProcessPosters(filepath.Join(work, "inproc"), posts)
 	if err != nil {
 		return err
 	}
+	inprocCPU := (selfCPU() - self0) / time.Duration(posts)
 	d, err := startDaemon(bin, filepath.Join(work, "idle"))
 	if err != nil {
 		return err
@@ -230,8 +232,8 @@ func runPosters(bin string, posts int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("64 posters: socket %.0f/s, in-process %.0f/s, ratio %.2f; CPU per post: daemon %v, client %v\n",
-		socket, inproc, socket/inproc, (d.cpu()-cpu0)/time.Duration(posts), (selfCPU()-self0)/time.Duration(posts))
+	fmt.Printf("64 posters: socket %.0f/s, in-process %.0f/s, ratio %.2f; CPU per post: daemon %v, client %v, in-process %v\n",
+		socket, inproc, socket/inproc, (d.cpu()-cpu0)/time.Duration(posts), (selfCPU()-self0)/time.Duration(posts), inprocCPU)
 	return nil
 }
 
