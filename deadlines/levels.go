@@ -47,8 +47,23 @@ func (w *Wheel) slotStart(l, s int) uint64 {
 	return w.cur>>above<<above | uint64(s)<<(l*slotBits)
 }
 
+// slotMin is Earliest's memory: the smallest entry of one slot, kept while
+// entries come and go and dropped only when that entry leaves or moves. A
+// slot of a coarse level can hold a million deadlines (a month of
+// reminders), and status asks for the earliest on the loop.
+type slotMin struct {
+	b uint16
+	i int32 // nilIdx: nothing remembered
+}
+
+// before orders entries as Earliest does: by At, then key.
+func before(e, f *entry) bool { return e.at < f.at || e.at == f.at && e.key < f.key }
+
 // link puts entry i at the head of bucket b's list.
 func (w *Wheel) link(i int32, e *entry, b uint16) {
+	if w.min.i != nilIdx && b == w.min.b && before(e, w.slab.at(w.min.i)) {
+		w.min.i = i
+	}
 	head := w.heads[b]
 	if b == bucketOverdue {
 		w.overdueUnsorted = head != nilIdx && (w.overdueUnsorted || e.at > w.slab.at(head).at)
@@ -69,6 +84,9 @@ func (w *Wheel) link(i int32, e *entry, b uint16) {
 // unlink takes entry e out of its bucket's list.
 func (w *Wheel) unlink(e *entry) {
 	b := e.bucket()
+	if w.min.i != nilIdx && b == w.min.b && w.slab.at(w.min.i) == e {
+		w.min.i = nilIdx
+	}
 	if e.prev == nilIdx {
 		w.heads[b] = e.next
 	} else {
@@ -84,6 +102,9 @@ func (w *Wheel) unlink(e *entry) {
 
 // emptied clears the occupancy bits of bucket b, whose list is now empty.
 func (w *Wheel) emptied(b uint16) {
+	if b == w.min.b {
+		w.min.i = nilIdx
+	}
 	l := b / slots
 	w.occupied[l] &^= 1 << (b % slots)
 	if w.occupied[l] == 0 {
@@ -94,6 +115,13 @@ func (w *Wheel) emptied(b uint16) {
 // rearm moves entry i to the bucket of its (changed) At. When the new due
 // tick maps to the same bucket, no list is touched.
 func (w *Wheel) rearm(i int32, e *entry) {
+	if w.min.i != nilIdx && e.bucket() == w.min.b {
+		if w.min.i == i { // it may have moved later
+			w.min.i = nilIdx
+		} else if before(e, w.slab.at(w.min.i)) {
+			w.min.i = i
+		}
+	}
 	if w.stays(e) {
 		if e.bucket() == bucketOverdue {
 			w.overdueUnsorted = true // At moved within the list
@@ -151,7 +179,9 @@ func (w *Wheel) Next() (time.Time, bool) {
 // key); false when nothing is pending. Unlike Next it is exact. It looks
 // only at the overdue list and the earliest occupied slot, which by the
 // invariants above hold every deadline due before any other slot's: its cost
-// is the size of those lists, not the number pending.
+// is the size of the overdue list, and the slot's size only when its
+// smallest entry changed since the last call (slotMin), not the number
+// pending.
 func (w *Wheel) Earliest() (Deadline, bool) {
 	best := nilIdx
 	better := func(i int32) {
@@ -169,9 +199,13 @@ func (w *Wheel) Earliest() (Deadline, bool) {
 	}
 	if best == nilIdx {
 		if l, s, ok := w.firstSlot(); ok {
-			for i := w.heads[l*slots+s]; i != nilIdx; i = w.slab.at(i).next {
-				better(i)
+			if b := uint16(l*slots + s); w.min.i == nilIdx || w.min.b != b {
+				for i := w.heads[b]; i != nilIdx; i = w.slab.at(i).next {
+					better(i)
+				}
+				w.min = slotMin{b: b, i: best}
 			}
+			best = w.min.i
 		}
 	}
 	if best == nilIdx {

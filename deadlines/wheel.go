@@ -28,6 +28,7 @@ type Wheel struct {
 	kinds    kinds
 	payloads map[int32][]byte // by slab index, for entries with hasPayload
 	recent   int32            // the entry found or added last (maybe freed since)
+	min      slotMin          // the earliest slot's smallest entry, once Earliest found it
 }
 
 // NewWheel returns an empty wheel with the given base tick (> 0), starting at start.
@@ -42,6 +43,7 @@ func NewWheel(tick time.Duration, start time.Time) *Wheel {
 		maxAt:  math.MaxInt64 / t * t,
 		slab:   slab{free: nilIdx},
 		recent: nilIdx,
+		min:    slotMin{i: nilIdx},
 		seed:   maphash.MakeSeed(),
 		kinds:  newKinds(),
 	}
