@@ -77,6 +77,7 @@ func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog
 	s.route("DELETE /v1/reminders/{name}", "remind", s.cancelReminder)
 	s.route("GET /v1/alerts", "alerts", s.alerts)
 	s.HandleListing("GET /v1/fires", "fires", s.fires)
+	s.route("GET /v1/debug/timer", "status", s.timerProbe)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, apiError{errNotFound, fmt.Sprintf("no route %s %s; see `wakewheel --help`", r.Method, r.URL.Path)})
 	})

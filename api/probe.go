@@ -1,0 +1,45 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// TimerProbe answers GET /v1/debug/timer?in=D: how late a plain runtime
+// timer (time.NewTimer) armed by the daemon for D fired, measured in the
+// daemon. Beside a reminder due in the same D, it separates the engine's
+// part of a reminder's lateness from the machine's: the Go scheduler and
+// the OS, under the same load at the same moment.
+type TimerProbe struct {
+	In   time.Duration `json:"in"`
+	Late time.Duration `json:"late"`
+}
+
+// MaxTimerProbe bounds one probe's delay.
+const MaxTimerProbe = time.Second
+
+func (s *Server) timerProbe(w http.ResponseWriter, r *http.Request) error {
+	in, err := time.ParseDuration(r.URL.Query().Get("in"))
+	if err != nil || in < 0 || in > MaxTimerProbe {
+		return badf("in=%q: want a duration from 0 to %s, like 1ms", r.URL.Query().Get("in"), MaxTimerProbe)
+	}
+	start := time.Now()
+	t := time.NewTimer(in)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		// When the goroutine ran again, as the engine's loop reads its
+		// clock once woken.
+		return writeJSON(w, http.StatusOK, TimerProbe{In: in, Late: time.Since(start) - in})
+	case <-r.Context().Done():
+		return r.Context().Err()
+	}
+}
+
+// TimerProbe asks the daemon how late a plain runtime timer of in fires in
+// it now.
+func (c *Client) TimerProbe(ctx context.Context, in time.Duration) (TimerProbe, error) {
+	var out TimerProbe
+	return out, c.Do(ctx, http.MethodGet, "/v1/debug/timer?in="+in.String(), nil, &out)
+}
