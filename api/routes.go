@@ -74,7 +74,14 @@ func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) error {
 	if more {
 		out.Next = page[len(page)-1].Key
 	}
-	return writeJSON(w, http.StatusOK, out)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	b, ok := appendDeadlinePage(*buf, &out)
+	*buf = b
+	if !ok {
+		return writeJSON(w, http.StatusOK, out)
+	}
+	return writeBody(w, http.StatusOK, b)
 }
 
 func toAPI(d deadlines.Deadline) Deadline {
