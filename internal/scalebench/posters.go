@@ -54,33 +54,38 @@ func inProcessPosters(dir string, n int) (float64, error) {
 			return 0, err
 		}
 	}
-	return postRate(n, func(i int64) error {
+	return postRate(n, func(_ int, i int64) error {
 		_, err := svc.Post(ctx, ob.Obligation{Lane: fmt.Sprint("lane-", i%postLanes), ID: fmt.Sprint("p", i),
 			Class: ob.ClassHuman, Body: postBody}, false)
 		return err
 	})
 }
 
-// socketPosters: the same 64 posters through one shared api.Client.
-func socketPosters(ctx context.Context, c *api.Client, n int) (float64, error) {
+// socketPosters: the same 64 posters through the socket, independent of
+// each other: a client (so a connection) each, as 64 agents would be.
+func socketPosters(ctx context.Context, sock string, n int) (float64, error) {
+	clients := make([]*api.Client, posters)
+	for i := range clients {
+		clients[i] = api.NewClient(sock)
+	}
 	for l := range postLanes {
-		if _, err := c.OpenLane(ctx, fmt.Sprint("lane-", l)); err != nil {
+		if _, err := clients[0].OpenLane(ctx, fmt.Sprint("lane-", l)); err != nil {
 			return 0, err
 		}
 	}
-	return postRate(n, func(i int64) error {
-		_, err := c.Post(ctx, api.PostRequest{Lane: fmt.Sprint("lane-", i%postLanes), ID: fmt.Sprint("s", i),
+	return postRate(n, func(w int, i int64) error {
+		_, err := clients[w].Post(ctx, api.PostRequest{Lane: fmt.Sprint("lane-", i%postLanes), ID: fmt.Sprint("s", i),
 			Class: string(ob.ClassHuman), Body: postBody})
 		return err
 	})
 }
 
-func postRate(n int, post func(i int64) error) (float64, error) {
+func postRate(n int, post func(poster int, i int64) error) (float64, error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var firstErr atomic.Value
 	start := time.Now()
-	for range posters {
+	for w := range posters {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -89,7 +94,7 @@ func postRate(n int, post func(i int64) error) (float64, error) {
 				if i > int64(n) {
 					return
 				}
-				if err := post(i); err != nil {
+				if err := post(w, i); err != nil {
 					firstErr.CompareAndSwap(nil, err)
 					return
 				}
