@@ -11,9 +11,13 @@ import (
 // listing at once could still take every core from the loop and from the
 // requests that change things, and a deadline due meanwhile would wait for
 // the scheduler. So listings take turns through a gate of GOMAXPROCS-1
-// places (at least one): one core always stays for the loop, the posts and
-// status. A listing waiting for its turn waits no longer than its request's
+// places (at least one): one core always stays for the loop and the
+// requests that change things. A listing waiting for its turn waits no longer than its request's
 // timeout.
+//
+// status takes turns with them: alone it is cheap, but callers polling it
+// in a loop are heavy readers together, and each of them running at once
+// is one more goroutine ahead of the loop for a core.
 type listingGate chan struct{}
 
 func newListingGate() listingGate {

@@ -71,7 +71,7 @@ func NewServer(runner *scheduler.Runner, records Records, info Info, log zerolog
 	s := &Server{runner: runner, records: records, info: info, log: log, mux: http.NewServeMux(), listings: newListingGate()}
 	s.stopping, s.stop = context.WithCancel(context.Background())
 	s.http = newHTTPServer(s.mux, log)
-	s.route("GET /v1/status", "status", s.status)
+	s.HandleListing("GET /v1/status", "status", s.status)
 	s.HandleListing("GET /v1/deadlines", "deadlines", s.deadlines)
 	s.route("POST /v1/reminders", "remind", s.remind)
 	s.route("DELETE /v1/reminders/{name}", "remind", s.cancelReminder)
