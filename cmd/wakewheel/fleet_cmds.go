@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -63,121 +64,118 @@ type fleetStatusView struct {
 
 func (a *app) fleetCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "fleet", Short: "The fleet of hosts sharing lanes and beacons through a broker"}
-	var asJSON bool
-	status := &cobra.Command{
+	status := a.verb(&cobra.Command{
 		Use:   "status [--json]",
 		Short: "Hosts (beacon age, version, outbox, import, what waits in the broker) and lanes (home, unconsumed per class)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, _, err := a.config(cmd)
-			if err != nil {
-				return err
+	}, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
+		cfg, err := a.fleetConfig(cmd, "status")
+		if err != nil {
+			return nil, "", err
+		}
+		ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
+		defer cancel()
+		var v fleetStatusView
+		var ms fleet.MemberStatus
+		if err := c.Do(ctx, http.MethodGet, "/v1/fleet", nil, &ms); err != nil {
+			v.MemberError = "this host's daemon: " + err.Error()
+		} else {
+			v.Member = &ms
+		}
+		conn, err := dialFleet(cfg, "status")
+		if err == nil {
+			defer conn.Close()
+			var fs fleet.FleetStatus
+			if fs, err = fleet.ReadFleet(ctx, conn, time.Now()); err == nil {
+				v.Fleet = &fs
 			}
-			if cfg.Fleet.URL == "" {
-				return exitError{code: 2, err: errors.New("fleet status: fleet.url is not set: this host is not in a fleet")}
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
-			defer cancel()
-			var v fleetStatusView
-			var ms fleet.MemberStatus
-			if err := api.NewClient(cfg.Engine.SocketPath).Do(ctx, http.MethodGet, "/v1/fleet", nil, &ms); err != nil {
-				v.MemberError = "this host's daemon: " + err.Error()
-			} else {
-				v.Member = &ms
-			}
-			conn, err := fleet.Dial(fleetOptions(cfg.Fleet), "wakewheel fleet status", false, zerolog.Nop())
-			if err == nil {
-				defer conn.Close()
-				var fs fleet.FleetStatus
-				if fs, err = fleet.ReadFleet(ctx, conn, time.Now()); err == nil {
-					v.Fleet = &fs
-				}
-			}
-			if err != nil {
-				v.FleetError = err.Error()
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), v)
-			}
-			if v.Member != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "this host: %s, %s; forwarded %d, imported %d, terminated %d\n\n", v.Member.Host, v.Member.State,
-					v.Member.Forwarded, v.Member.Imported, v.Member.Terminated)
-			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "this host: %s\n\n", v.MemberError)
-			}
-			if v.Fleet != nil {
-				fmt.Fprint(cmd.OutOrStdout(), v.Fleet.Text())
-			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "fleet: %s\n", v.FleetError)
-			}
-			return nil
-		},
-	}
-	status.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+		}
+		if err != nil {
+			v.FleetError = err.Error()
+		}
+		var b strings.Builder
+		if v.Member != nil {
+			fmt.Fprintf(&b, "this host: %s, %s; forwarded %d, imported %d, terminated %d\n\n", v.Member.Host, v.Member.State,
+				v.Member.Forwarded, v.Member.Imported, v.Member.Terminated)
+		} else {
+			fmt.Fprintf(&b, "this host: %s\n\n", v.MemberError)
+		}
+		if v.Fleet != nil {
+			b.WriteString(v.Fleet.Text())
+		} else {
+			fmt.Fprintf(&b, "fleet: %s\n", v.FleetError)
+		}
+		return v, b.String(), nil
+	})
 	cmd.AddCommand(status, a.fleetParityCmd())
 	return cmd
+}
+
+// fleetConfig is the start both fleet verbs share: the config, refused
+// (exit 2) when this host is in no fleet.
+func (a *app) fleetConfig(cmd *cobra.Command, verb string) (configs.Config, error) {
+	cfg, _, err := a.config(cmd)
+	if err == nil && cfg.Fleet.URL == "" {
+		err = exitError{code: 2, err: fmt.Errorf("fleet %s: fleet.url is not set: this host is not in a fleet", verb)}
+	}
+	return cfg, err
+}
+
+// dialFleet dials the fleet's broker once, without retry: a verb reports
+// a broker that is down; it does not wait for it.
+func dialFleet(cfg configs.Config, verb string) (*fleet.Conn, error) {
+	return fleet.Dial(fleetOptions(cfg.Fleet), "wakewheel fleet "+verb, false, zerolog.Nop())
 }
 
 // fleetParityCmd is the source-parity check: every obligation the stream
 // holds for this home is in this home's ledger.
 func (a *app) fleetParityCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
+	return a.verb(&cobra.Command{
 		Use:   "parity [--json]",
 		Short: "Check that every obligation the stream holds for this host is in its ledger (exit 1 when one is missing)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, _, err := a.config(cmd)
-			if err != nil {
-				return err
-			}
-			if cfg.Fleet.URL == "" {
-				return exitError{code: 2, err: errors.New("fleet parity: fleet.url is not set: this host is not in a fleet")}
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
-			defer cancel()
-			client := api.NewClient(cfg.Engine.SocketPath)
-			var ms fleet.MemberStatus // the daemon's own name in the fleet, whatever this shell's config says
-			if err := client.Do(ctx, http.MethodGet, "/v1/fleet", nil, &ms); err != nil {
-				return fmt.Errorf("fleet parity: this host's daemon: %w", err)
-			}
-			entries, err := client.LedgerAll(ctx)
-			if err != nil {
-				return fmt.Errorf("fleet parity: this host's ledger: %w", err)
-			}
-			posted := map[string]map[string]bool{}
-			for _, e := range entries {
-				if e.Kind == ob.EntryPost {
-					if posted[e.Lane] == nil {
-						posted[e.Lane] = map[string]bool{}
-					}
-					posted[e.Lane][e.ID] = true
+	}, func(cmd *cobra.Command, client *api.Client, _ []string) (any, string, error) {
+		cfg, err := a.fleetConfig(cmd, "parity")
+		if err != nil {
+			return nil, "", err
+		}
+		ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
+		defer cancel()
+		var ms fleet.MemberStatus // the daemon's own name in the fleet, whatever this shell's config says
+		if err := client.Do(ctx, http.MethodGet, "/v1/fleet", nil, &ms); err != nil {
+			return nil, "", fmt.Errorf("fleet parity: this host's daemon: %w", err)
+		}
+		entries, err := client.LedgerAll(ctx)
+		if err != nil {
+			return nil, "", fmt.Errorf("fleet parity: this host's ledger: %w", err)
+		}
+		posted := map[string]map[string]bool{}
+		for _, e := range entries {
+			if e.Kind == ob.EntryPost {
+				if posted[e.Lane] == nil {
+					posted[e.Lane] = map[string]bool{}
 				}
+				posted[e.Lane][e.ID] = true
 			}
-			conn, err := fleet.Dial(fleetOptions(cfg.Fleet), "wakewheel fleet parity", false, zerolog.Nop())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			p, err := fleet.CheckParity(ctx, conn, ms.Host, posted)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				err = printJSON(cmd.OutOrStdout(), p)
-			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "home %s: %d in the stream, %d in the ledger, %d in flight, %d malformed (terminated), %d missing\n",
-					p.Home, p.InStream, p.Found, p.InFlight, p.Malformed, len(p.Missing))
-				for _, m := range p.Missing {
-					fmt.Fprintf(cmd.OutOrStdout(), "missing: lane %s id %s from %s (stream seq %d)\n", m.Lane, m.ID, m.Origin, m.StreamSeq)
-				}
-			}
-			if err == nil && len(p.Missing) > 0 {
-				return exitError{code: 1, err: fmt.Errorf("fleet parity: %d obligations the broker acknowledged are not in %s's ledger", len(p.Missing), p.Home)}
-			}
-			return err
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
+		}
+		conn, err := dialFleet(cfg, "parity")
+		if err != nil {
+			return nil, "", err
+		}
+		defer conn.Close()
+		p, err := fleet.CheckParity(ctx, conn, ms.Host, posted)
+		if err != nil {
+			return nil, "", err
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "home %s: %d in the stream, %d in the ledger, %d in flight, %d malformed (terminated), %d missing\n",
+			p.Home, p.InStream, p.Found, p.InFlight, p.Malformed, len(p.Missing))
+		for _, m := range p.Missing {
+			fmt.Fprintf(&b, "missing: lane %s id %s from %s (stream seq %d)\n", m.Lane, m.ID, m.Origin, m.StreamSeq)
+		}
+		if len(p.Missing) > 0 {
+			return p, b.String(), exitError{code: 1, err: fmt.Errorf("fleet parity: %d obligations the broker acknowledged are not in %s's ledger", len(p.Missing), p.Home)}
+		}
+		return p, b.String(), nil
+	})
 }
