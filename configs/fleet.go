@@ -3,7 +3,6 @@ package configs
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -53,28 +52,28 @@ var fleetSettings = []Setting{
 	{Key: "fleet.url", Kind: KindString, Default: "",
 		Reason: "empty: the daemon stays on its own host; nats://host:port (comma-separated for a cluster) joins a fleet",
 		field:  func(c *Config) any { return &c.Fleet.URL }},
-	{Key: "fleet.embed", Kind: KindString, Default: "",
+	{Key: "fleet.embed", Kind: KindPath, Default: "",
 		Reason: "empty: the broker runs on its own (wakewheel broker); a directory runs a one-node broker inside the daemon at fleet.url, for a fleet of one (a laptop, a test)",
-		field:  func(c *Config) any { return &c.Fleet.Embed }, check: optionalPath(func(c *Config) string { return c.Fleet.Embed }), rule: "empty or an absolute path"},
+		field:  func(c *Config) any { return &c.Fleet.Embed }},
 	{Key: "fleet.host", Kind: KindString, Default: "the hostname",
 		Reason: "a host's lanes are homed under its name and its beacon carries it; the hostname is unique in most fleets",
 		field:  func(c *Config) any { return &c.Fleet.Host }, derive: deriveFleetHost,
 		check: checkFleetHost, rule: "no spaces or '/'"},
-	{Key: "fleet.creds", Kind: KindString, Default: "",
+	{Key: "fleet.creds", Kind: KindPath, Default: "",
 		Reason: "a NATS credentials file (JWT + nkey); required, or fleet.nkey_seed, when the broker is not on loopback",
-		field:  func(c *Config) any { return &c.Fleet.Creds }, check: optionalPath(func(c *Config) string { return c.Fleet.Creds }), rule: "empty or an absolute path"},
-	{Key: "fleet.nkey_seed", Kind: KindString, Default: "",
+		field:  func(c *Config) any { return &c.Fleet.Creds }},
+	{Key: "fleet.nkey_seed", Kind: KindPath, Default: "",
 		Reason: "a file holding an nkey seed, for brokers that authorize by nkey alone",
-		field:  func(c *Config) any { return &c.Fleet.NKeySeed }, check: optionalPath(func(c *Config) string { return c.Fleet.NKeySeed }), rule: "empty or an absolute path"},
-	{Key: "fleet.tls.ca", Kind: KindString, Default: "",
+		field:  func(c *Config) any { return &c.Fleet.NKeySeed }},
+	{Key: "fleet.tls.ca", Kind: KindPath, Default: "",
 		Reason: "the CA that signed the broker's certificate; required (or a tls:// URL) when the broker is not on loopback",
-		field:  func(c *Config) any { return &c.Fleet.TLS.CA }, check: optionalPath(func(c *Config) string { return c.Fleet.TLS.CA }), rule: "empty or an absolute path"},
-	{Key: "fleet.tls.cert", Kind: KindString, Default: "",
+		field:  func(c *Config) any { return &c.Fleet.TLS.CA }},
+	{Key: "fleet.tls.cert", Kind: KindPath, Default: "",
 		Reason: "this host's client certificate, for brokers that require mutual TLS",
-		field:  func(c *Config) any { return &c.Fleet.TLS.Cert }, check: optionalPath(func(c *Config) string { return c.Fleet.TLS.Cert }), rule: "empty or an absolute path"},
-	{Key: "fleet.tls.key", Kind: KindString, Default: "",
+		field:  func(c *Config) any { return &c.Fleet.TLS.Cert }},
+	{Key: "fleet.tls.key", Kind: KindPath, Default: "",
 		Reason: "the key of fleet.tls.cert",
-		field:  func(c *Config) any { return &c.Fleet.TLS.Key }, check: optionalPath(func(c *Config) string { return c.Fleet.TLS.Key }), rule: "empty or an absolute path"},
+		field:  func(c *Config) any { return &c.Fleet.TLS.Key }},
 	{Key: "fleet.tls.server_name", Kind: KindString, Default: "",
 		Reason: "empty: the broker's certificate is checked against the URL's host",
 		field:  func(c *Config) any { return &c.Fleet.TLS.ServerName }},
@@ -170,13 +169,4 @@ func checkFleetHost(c *Config) string {
 		}
 	}
 	return ""
-}
-
-func optionalPath(get func(*Config) string) func(*Config) string {
-	return func(c *Config) string {
-		if p := get(c); p != "" && !filepath.IsAbs(p) {
-			return "must be empty or an absolute path"
-		}
-		return ""
-	}
 }

@@ -17,7 +17,7 @@ const (
 	KindDuration Kind = "duration" // Go duration syntax: 500ms, 5s, 10m, 1h30m
 	KindInt      Kind = "int"      // a decimal integer
 	KindString   Kind = "string"   // free text, or one of Enum
-	KindPath     Kind = "path"     // an absolute path; a leading ~/ means $HOME
+	KindPath     Kind = "path"     // an absolute path; a leading ~/ means $HOME; with an empty default, empty is allowed (no file)
 	KindBool     Kind = "bool"     // true or false
 )
 
@@ -194,8 +194,7 @@ var registry = []Setting{
 	{Key: "beacon.period", Kind: KindDuration, Default: "1m", Min: "1s", Max: "24h",
 		Reason: "one ping a minute: a dead host is noticed within period + the monitor's grace, at one request a minute",
 		field:  func(c *Config) any { return &c.Beacon.Period }},
-	{Key: "beacon.key_file", Kind: KindString, Default: "", rule: "empty or an absolute path",
-		check:  optionalPath(func(c *Config) string { return c.Beacon.KeyFile }),
+	{Key: "beacon.key_file", Kind: KindPath, Default: "",
 		Reason: "a file holding this host's beacon key (the monitor holds the same one in its --keys file): every ping is signed, so nobody else can fake the host's liveness or its failure; empty sends unsigned pings (to healthchecks.io, say)",
 		field:  func(c *Config) any { return &c.Beacon.KeyFile }},
 

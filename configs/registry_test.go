@@ -196,3 +196,34 @@ func TestRegistryIsACopy(t *testing.T) {
 		t.Fatalf("changing Registry()'s result changed the registry: %v", err)
 	}
 }
+
+// A path key whose default is empty names an optional file: empty passes,
+// a relative path is refused, ~/ is the home directory.
+func TestOptionalPathKeys(t *testing.T) {
+	s, ok := lookupSetting("fleet.creds")
+	if !ok || s.Kind != KindPath || !s.optional() {
+		t.Fatalf("fleet.creds: %+v", s)
+	}
+	env := testEnv(t, "HOME=/home/u")
+	for raw, want := range map[string]string{
+		"":               "",
+		"/etc/f.creds":   "",
+		"~/f.creds":      "",
+		"keys/f.creds":   "must be empty or an absolute path",
+		"./keys/f.creds": "must be empty or an absolute path",
+	} {
+		var c Config
+		if err := s.parse(&c, raw, env); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.problem(&c); got != want {
+			t.Errorf("fleet.creds = %q: problem %q, want %q", raw, got, want)
+		}
+		if raw == "~/f.creds" && c.Fleet.Creds != "/home/u/f.creds" {
+			t.Errorf("~/f.creds became %q", c.Fleet.Creds)
+		}
+	}
+	if s, _ := lookupSetting("engine.store_dir"); s.optional() {
+		t.Error("engine.store_dir is not optional")
+	}
+}

@@ -110,7 +110,11 @@ func (s Setting) problem(c *Config) string {
 		if len(s.Enum) > 0 && !slices.Contains(s.Enum, *p) {
 			return "must be one of " + strings.Join(s.Enum, ", ")
 		}
-		if s.Kind == KindPath && !filepath.IsAbs(*p) {
+		switch {
+		case s.Kind != KindPath || filepath.IsAbs(*p) || (*p == "" && s.optional()):
+		case s.optional():
+			return "must be empty or an absolute path"
+		default:
 			return "must be an absolute path"
 		}
 	}
@@ -119,6 +123,10 @@ func (s Setting) problem(c *Config) string {
 	}
 	return ""
 }
+
+// optional reports whether a path setting may be empty (no file): its
+// default is empty.
+func (s Setting) optional() bool { return s.Kind == KindPath && s.Default == "" && s.derive == nil }
 
 // Allowed describes the values the setting accepts, including the rules
 // that tie it to other keys: "1s..24h; >= detect.burst_silence".
@@ -129,6 +137,8 @@ func (s Setting) Allowed() string {
 		parts = append(parts, s.Min+".."+s.Max)
 	case len(s.Enum) > 0:
 		parts = append(parts, strings.Join(s.Enum, ", "))
+	case s.Kind == KindPath && s.optional():
+		parts = append(parts, "empty or an absolute path")
 	case s.Kind == KindPath:
 		parts = append(parts, "absolute path")
 	case s.Kind == KindBool:
