@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -33,13 +31,8 @@ func TestCrashWhileDrainingLosesNoPath(t *testing.T) {
 	// Batches of 32 at most, as a slow command would get: the drain lasts
 	// long enough for the kills to land in it.
 	h.env = append(h.env, "WAKEWHEEL_DETECT_DRAIN_MAX_BATCH=32")
-	out := filepath.Join(t.TempDir(), "ingested")
-	script := filepath.Join(t.TempDir(), "ingest.sh")
 	// A little slower than cat alone, so that the kills land mid-drain.
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 0.01\ncat >> \"$1\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ingest := "sh '" + script + "' '" + out + "'"
+	ingest, out := slowIngest(t)
 	ctx := context.Background()
 
 	d := h.start()
@@ -54,17 +47,8 @@ func TestCrashWhileDrainingLosesNoPath(t *testing.T) {
 	})
 	gitT(t, repo, "checkout", "-q", "B")
 	start := time.Now()
-	kills, midDrain := 0, 0
-	for i := 0; i < *rootsCrashIterations; i++ {
-		time.Sleep(time.Duration(50+rng.IntN(400)) * time.Millisecond)
-		if st, err := c.Roots(ctx, root); err == nil && len(st) == 1 && st[0].Backlog > 0 {
-			midDrain++
-		}
-		d.kill()
-		kills++
-		d = h.start()
-		c = h.client()
-	}
+	kills := *rootsCrashIterations
+	d, c, midDrain := h.killWhileDraining(d, root, kills, rng)
 	st = waitRoot(t, c, root, 60*time.Second, "the final drain", func(s roots.Status) bool {
 		return s.Detections >= 1 && drained(s) && s.Mode == roots.ModeNotify
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,3 +151,33 @@ func splitZ(b []byte) []string {
 }
 
 func longTests() bool { return os.Getenv("WAKEWHEEL_LONG") == "1" }
+
+// slowIngest is an ingest command a little slower than cat alone, so that
+// kills land mid-drain: it appends each batch it is handed to out.
+func slowIngest(t *testing.T) (ingest, out string) {
+	t.Helper()
+	out = filepath.Join(t.TempDir(), "ingested")
+	script := filepath.Join(t.TempDir(), "ingest.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 0.01\ncat >> \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return "sh '" + script + "' '" + out + "'", out
+}
+
+// killWhileDraining SIGKILLs the daemon d n times at random points (50 to
+// 450 ms apart), restarting it each time, and counts the kills that landed
+// while root's backlog was not empty. It returns the last daemon and its
+// client.
+func (h *home) killWhileDraining(d *child, root string, n int, rng *rand.Rand) (_ *child, _ *api.Client, midDrain int) {
+	c := h.client()
+	for range n {
+		time.Sleep(time.Duration(50+rng.IntN(400)) * time.Millisecond)
+		if st, err := c.Roots(context.Background(), root); err == nil && len(st) == 1 && st[0].Backlog > 0 {
+			midDrain++
+		}
+		d.kill()
+		d = h.start()
+		c = h.client()
+	}
+	return d, c, midDrain
+}

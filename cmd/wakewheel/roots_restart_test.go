@@ -46,12 +46,7 @@ func TestTwentyKillsDeliverEachDirtyFileAboutOnce(t *testing.T) {
 		want = append(want, rel)
 	}
 	h := newHome(t)
-	out := filepath.Join(t.TempDir(), "ingested")
-	script := filepath.Join(t.TempDir(), "ingest.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 0.01\ncat >> \"$1\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ingest := "sh '" + script + "' '" + out + "'"
+	ingest, out := slowIngest(t)
 	ctx := context.Background()
 	d := h.start()
 	c := h.client()
@@ -60,17 +55,8 @@ func TestTwentyKillsDeliverEachDirtyFileAboutOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := st.Path
-	kills, midDrain := 0, 0
-	for range 20 {
-		time.Sleep(time.Duration(50+rng.IntN(400)) * time.Millisecond)
-		if sts, err := c.Roots(ctx, root); err == nil && len(sts) == 1 && sts[0].Backlog > 0 {
-			midDrain++
-		}
-		d.kill()
-		kills++
-		d = h.start()
-		c = h.client()
-	}
+	kills := 20
+	d, c, midDrain := h.killWhileDraining(d, root, kills, rng)
 	waitRoot(t, c, root, 60*time.Second, "the final drain", func(s roots.Status) bool {
 		return s.Detections >= 1 && drained(s) && s.Mode == roots.ModeNotify
 	})
