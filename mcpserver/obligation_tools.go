@@ -66,64 +66,33 @@ func (t tools) addObligationTools(s *mcp.Server) {
 	lane := map[string]prop{"lane": {maxLen: length(128)}, "who": {maxLen: length(256)}}
 	wait := map[string]prop{"lane": {maxLen: length(128)}, "who": {maxLen: length(256)}, "after": {maxLen: length(512)}}
 	ack := map[string]prop{"lane": {maxLen: length(128)}, "upto": {min: num(1)}, "action": {maxLen: length(256)}}
-	addTool(s, &mcp.Tool{
-		Name: "post",
-		Description: "Post an obligation to a lane: durable before the answer, idempotent on id. " +
-			"The lane's consumer is woken at once, and re-woken at its class's cadence until it acks.",
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
-		InputSchema: inputSchema[PostInput](map[string]prop{
-			"lane":  {maxLen: length(128)},
-			"id":    {maxLen: length(256)},
-			"class": {enum: []any{"human", "peer", "digest", "alert"}},
-			"key":   {maxLen: length(256)},
-		}),
-		OutputSchema: outputSchema[api.PostResult](),
-	}, t.post)
-	addTool(s, &mcp.Tool{
-		Name: "wait",
-		Description: "Prefer being woken by your host instead: `wakewheel hook install claude-code --lane L` (or codex) makes the host's Stop hook " +
-			"hand you the lane's work, and a lane's runner or pane reaches you when you rest; those cost no turn while nothing happens. " +
-			"Every return of wait is a turn of yours, recorded in the ledger (a return without work is a no-op turn). " +
-			"wait long-polls until the lane has unconsumed obligations, then returns its digest: everything unconsumed since your last ack. " +
-			"Answers {woke: true, digest} on a wake, {woke: false} when the timeout passes first (also when the daemon is down: it retries the socket until then). " +
-			"A delivered digest counts as received (not consumed): ack what you act on.",
-		Annotations:  mutating,
-		InputSchema:  inputSchema[WaitInput](wait),
-		OutputSchema: outputSchema[WaitResult](),
-	}, t.wait)
-	addTool(s, &mcp.Tool{
-		Name:         "digest",
-		Description:  "The lane's digest now, without waiting: counts per class, every human and peer message in order, machine digests coalesced, and a noop verdict.",
-		Annotations:  readOnly,
-		InputSchema:  inputSchema[LaneInput](lane),
-		OutputSchema: outputSchema[ob.Digest](),
-	}, t.digest)
-	addTool(s, &mcp.Tool{
-		Name:         "ack",
-		Description:  "Acknowledge consumption up to a sequence number (cumulative). Synced to disk before the answer. Acking below the current cursor is a no-op.",
-		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
-		InputSchema:  inputSchema[AckInput](ack),
-		OutputSchema: outputSchema[ob.LaneStatus](),
-	}, t.ack)
-	addTool(s, &mcp.Tool{
-		Name:         "park",
-		Description:  "Phase one of a park: flush and checkpoint the lane's consumed cursor. Once it answers you may clear your context; call resume afterwards.",
-		Annotations:  mutating,
-		InputSchema:  inputSchema[LaneInput](lane),
-		OutputSchema: outputSchema[ob.Checkpoint](),
-	}, t.park)
-	addTool(s, &mcp.Tool{
-		Name:         "resume",
-		Description:  "Resume a parked lane: returns the digest of everything since the checkpoint.",
-		Annotations:  mutating,
-		InputSchema:  inputSchema[LaneInput](lane),
-		OutputSchema: outputSchema[ob.Digest](),
-	}, t.resume)
+	post := map[string]prop{
+		"lane":  {maxLen: length(128)},
+		"id":    {maxLen: length(256)},
+		"class": {enum: []any{"human", "peer", "digest", "alert"}},
+		"key":   {maxLen: length(256)},
+	}
+	idempotent := &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}
+	add(s, "post", "Post an obligation to a lane: durable before the answer, idempotent on id. "+
+		"The lane's consumer is woken at once, and re-woken at its class's cadence until it acks.", idempotent, post, t.post)
+	add(s, "wait", "Prefer being woken by your host instead: `wakewheel hook install claude-code --lane L` (or codex) makes the host's Stop hook "+
+		"hand you the lane's work, and a lane's runner or pane reaches you when you rest; those cost no turn while nothing happens. "+
+		"Every return of wait is a turn of yours, recorded in the ledger (a return without work is a no-op turn). "+
+		"wait long-polls until the lane has unconsumed obligations, then returns its digest: everything unconsumed since your last ack. "+
+		"Answers {woke: true, digest} on a wake, {woke: false} when the timeout passes first (also when the daemon is down: it retries the socket until then). "+
+		"A delivered digest counts as received (not consumed): ack what you act on.", mutating, wait, t.wait)
+	add(s, "digest", "The lane's digest now, without waiting: counts per class, every human and peer message in order, machine digests coalesced, and a noop verdict.",
+		readOnly, lane, t.digest)
+	add(s, "ack", "Acknowledge consumption up to a sequence number (cumulative). Synced to disk before the answer. Acking below the current cursor is a no-op.",
+		idempotent, ack, t.ack)
+	add(s, "park", "Phase one of a park: flush and checkpoint the lane's consumed cursor. Once it answers you may clear your context; call resume afterwards.",
+		mutating, lane, t.park)
+	add(s, "resume", "Resume a parked lane: returns the digest of everything since the checkpoint.", mutating, lane, t.resume)
 }
 
-func (t tools) post(ctx context.Context, _ *mcp.CallToolRequest, in PostInput) (*mcp.CallToolResult, any, error) {
+func (t tools) post(ctx context.Context, in PostInput) (api.PostResult, error) {
 	if _, err := segment("lane", in.Lane); err != nil {
-		return nil, nil, fmt.Errorf("post: %w", err)
+		return api.PostResult{}, fmt.Errorf("post: %w", err)
 	}
 	req := api.PostRequest{Lane: in.Lane, Class: in.Class, ID: in.ID, Body: in.Body, Key: in.Key, Create: in.Create}
 	if in.Locator != nil {
@@ -131,19 +100,19 @@ func (t tools) post(ctx context.Context, _ *mcp.CallToolRequest, in PostInput) (
 	}
 	var out api.PostResult
 	err := t.call(ctx, "post", http.MethodPost, "/v1/obligations", req, &out)
-	return nil, out, err
+	return out, err
 }
 
-func (t tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in WaitInput) (*mcp.CallToolResult, any, error) {
+func (t tools) wait(ctx context.Context, in WaitInput) (WaitResult, error) {
 	seg, err := segment("lane", in.Lane)
 	if err != nil {
-		return nil, nil, fmt.Errorf("wait: %w", err)
+		return WaitResult{}, fmt.Errorf("wait: %w", err)
 	}
 	timeout := DefaultWait
 	if in.Timeout != "" {
 		timeout, err = time.ParseDuration(in.Timeout)
 		if err != nil || timeout < 0 || timeout > MaxWait {
-			return nil, nil, fmt.Errorf("wait: timeout %q: want a duration from 0s to %s, e.g. 20s", in.Timeout, MaxWait)
+			return WaitResult{}, fmt.Errorf("wait: timeout %q: want a duration from 0s to %s, e.g. 20s", in.Timeout, MaxWait)
 		}
 	}
 	q := url.Values{"timeout": {timeout.String()}}
@@ -159,7 +128,7 @@ func (t tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in WaitInput) (
 	}
 	res, err := t.waitOut(ctx, seg, open, q, timeout)
 	if err != nil {
-		return nil, nil, err
+		return WaitResult{}, err
 	}
 	turn := map[string]any{"mode": ob.TurnMCPWait, "work": res.Woke}
 	if res.Digest != nil {
@@ -167,7 +136,7 @@ func (t tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in WaitInput) (
 	}
 	// The turn is a cost measured: its record never fails the wait.
 	_ = t.c.Do(ctx, http.MethodPost, "/v1/lanes/"+seg+"/agent", map[string]any{"turn": turn}, nil)
-	return nil, res, nil
+	return res, nil
 }
 
 // WaitResult answers the wait tool: the daemon's answer, and why it did
@@ -220,51 +189,46 @@ func (t tools) waitOut(ctx context.Context, seg, open string, q url.Values, time
 	}
 }
 
-func (t tools) digest(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput) (*mcp.CallToolResult, any, error) {
-	seg, err := segment("lane", in.Lane)
-	if err != nil {
-		return nil, nil, fmt.Errorf("digest: %w", err)
-	}
-	path := "/v1/lanes/" + seg + "/digest"
+func (t tools) digest(ctx context.Context, in LaneInput) (ob.Digest, error) {
+	suffix := "digest"
 	if in.Who != "" {
-		path += "?" + url.Values{"who": {in.Who}}.Encode()
+		suffix += "?" + url.Values{"who": {in.Who}}.Encode()
 	}
 	var out ob.Digest
-	err = t.call(ctx, "digest", http.MethodGet, path, nil, &out)
-	return nil, out, err
+	err := t.laneCall(ctx, "digest", in.Lane, http.MethodGet, suffix, nil, &out)
+	return out, err
 }
 
-func (t tools) ack(ctx context.Context, _ *mcp.CallToolRequest, in AckInput) (*mcp.CallToolResult, any, error) {
-	seg, err := segment("lane", in.Lane)
-	if err != nil {
-		return nil, nil, fmt.Errorf("ack: %w", err)
-	}
+func (t tools) ack(ctx context.Context, in AckInput) (ob.LaneStatus, error) {
+	var out ob.LaneStatus
 	if in.Upto == 0 {
-		return nil, nil, errors.New("ack: upto must be at least 1: the head of the digest you consumed")
+		return out, errors.New("ack: upto must be at least 1: the head of the digest you consumed")
 	}
 	upto := in.Upto
-	var out ob.LaneStatus
-	err = t.call(ctx, "ack", http.MethodPost, "/v1/lanes/"+seg+"/ack", api.AckRequest{Upto: &upto, Action: in.Action}, &out)
-	return nil, out, err
+	err := t.laneCall(ctx, "ack", in.Lane, http.MethodPost, "ack", api.AckRequest{Upto: &upto, Action: in.Action}, &out)
+	return out, err
 }
 
-func (t tools) park(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput) (*mcp.CallToolResult, any, error) {
-	seg, err := segment("lane", in.Lane)
-	if err != nil {
-		return nil, nil, fmt.Errorf("park: %w", err)
-	}
+func (t tools) park(ctx context.Context, in LaneInput) (ob.Checkpoint, error) {
 	var out ob.Checkpoint
-	err = t.call(ctx, "park", http.MethodPost, "/v1/lanes/"+seg+"/park", nil, &out)
-	return nil, out, err
+	err := t.laneCall(ctx, "park", in.Lane, http.MethodPost, "park", nil, &out)
+	return out, err
 }
 
 // resume resumes from the lane's last park (the checkpoint the daemon keeps).
-func (t tools) resume(ctx context.Context, _ *mcp.CallToolRequest, in LaneInput) (*mcp.CallToolResult, any, error) {
-	seg, err := segment("lane", in.Lane)
-	if err != nil {
-		return nil, nil, fmt.Errorf("resume: %w", err)
-	}
+func (t tools) resume(ctx context.Context, in LaneInput) (ob.Digest, error) {
 	var out ob.Digest
-	err = t.call(ctx, "resume", http.MethodPost, "/v1/lanes/"+seg+"/resume", api.ResumeRequest{Who: in.Who}, &out)
-	return nil, out, err
+	err := t.laneCall(ctx, "resume", in.Lane, http.MethodPost, "resume", api.ResumeRequest{Who: in.Who}, &out)
+	return out, err
+}
+
+// laneCall is a lane tool's call to the daemon: the lane checked as one
+// path segment (a refusal names the tool), then method on
+// /v1/lanes/{lane}/{suffix}.
+func (t tools) laneCall(ctx context.Context, tool, lane, method, suffix string, body, out any) error {
+	seg, err := segment("lane", lane)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	return t.call(ctx, tool, method, "/v1/lanes/"+seg+"/"+suffix, body, out)
 }

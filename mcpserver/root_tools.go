@@ -43,54 +43,25 @@ const DefaultLeaseTTL = 5 * time.Minute
 
 func (t tools) addRootTools(s *mcp.Server) {
 	path := map[string]prop{"path": {maxLen: length(4096)}}
-	addTool(s, &mcp.Tool{
-		Name: "watch",
-		Description: "Register a directory as a root. Registration alone watches nothing: arm it to start detection. " +
-			"The commands a root runs are configured by the operator; an agent cannot set them.",
-		Annotations:  mutating,
-		InputSchema:  inputSchema[WatchInput](path),
-		OutputSchema: outputSchema[roots.Status](),
-	}, t.watch)
-	addTool(s, &mcp.Tool{
-		Name:         "unwatch",
-		Description:  "Forget a root that an agent registered: its watches, backlog and deadlines go. The operator's roots are refused.",
-		Annotations:  &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
-		InputSchema:  inputSchema[RootInput](path),
-		OutputSchema: outputSchema[api.UnwatchResult](),
-	}, t.unwatch)
-	addTool(s, &mcp.Tool{
-		Name:         "arm",
-		Description:  "Arm a root: file changes under it push detection deadlines. Persisted across restarts.",
-		Annotations:  mutating,
-		InputSchema:  inputSchema[RootInput](path),
-		OutputSchema: outputSchema[roots.Status](),
-	}, t.arm)
-	addTool(s, &mcp.Tool{
-		Name:         "disarm",
-		Description:  "Disarm a root: stop watching it, keep its registration.",
-		Annotations:  mutating,
-		InputSchema:  inputSchema[RootInput](path),
-		OutputSchema: outputSchema[roots.Status](),
-	}, t.disarm)
+	add(s, "watch", "Register a directory as a root. Registration alone watches nothing: arm it to start detection. "+
+		"The commands a root runs are configured by the operator; an agent cannot set them.", mutating, path, t.watch)
+	add(s, "unwatch", "Forget a root that an agent registered: its watches, backlog and deadlines go. The operator's roots are refused.",
+		&mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}, path, t.unwatch)
+	add(s, "arm", "Arm a root: file changes under it push detection deadlines. Persisted across restarts.", mutating, path, t.rootVerb("arm"))
+	add(s, "disarm", "Disarm a root: stop watching it, keep its registration.", mutating, path, t.rootVerb("disarm"))
 	lease := map[string]prop{"name": {maxLen: length(256)}}
 	for _, verb := range []string{"acquire", "renew"} {
-		addTool(s, &mcp.Tool{
-			Name:         "lease_" + verb,
-			Description:  leaseDescriptions[verb],
-			Annotations:  mutating,
-			InputSchema:  inputSchema[LeaseInput](lease),
-			OutputSchema: outputSchema[roots.Lease](),
-		}, t.lease(verb))
+		add(s, "lease_"+verb, leaseDescriptions[verb], mutating, lease, func(ctx context.Context, in LeaseInput) (roots.Lease, error) {
+			var l roots.Lease
+			err := t.lease(ctx, verb, in, &l)
+			return l, err
+		})
 	}
 	// release takes no ttl: its input does not list one.
-	addTool(s, &mcp.Tool{
-		Name:         "lease_release",
-		Description:  leaseDescriptions["release"],
-		Annotations:  mutating,
-		InputSchema:  inputSchema[LeaseNameInput](lease),
-		OutputSchema: outputSchema[api.ReleaseResult](),
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in LeaseNameInput) (*mcp.CallToolResult, any, error) {
-		return t.lease("release")(ctx, req, LeaseInput{Name: in.Name})
+	add(s, "lease_release", leaseDescriptions["release"], mutating, lease, func(ctx context.Context, in LeaseNameInput) (api.ReleaseResult, error) {
+		var rel api.ReleaseResult
+		err := t.lease(ctx, "release", LeaseInput{Name: in.Name}, &rel)
+		return rel, err
 	})
 }
 
@@ -114,75 +85,61 @@ func rootPath(tool, p string) (string, error) {
 	return abs, nil
 }
 
-func (t tools) watch(ctx context.Context, _ *mcp.CallToolRequest, in WatchInput) (*mcp.CallToolResult, any, error) {
+func (t tools) watch(ctx context.Context, in WatchInput) (roots.Status, error) {
+	var out roots.Status
 	p, err := rootPath("watch", in.Path)
 	if err != nil {
-		return nil, nil, err
+		return out, err
 	}
 	// Never Ingest or Reconcile: see WatchInput.
 	body := api.WatchRequest{Path: p, Skip: in.Skip, Arm: in.Arm, By: "agent"}
-	var out roots.Status
 	err = t.call(ctx, "watch", http.MethodPost, "/v1/roots", body, &out)
-	return nil, out, err
+	return out, err
 }
 
-func (t tools) unwatch(ctx context.Context, _ *mcp.CallToolRequest, in RootInput) (*mcp.CallToolResult, any, error) {
+func (t tools) unwatch(ctx context.Context, in RootInput) (api.UnwatchResult, error) {
+	var out api.UnwatchResult
 	p, err := rootPath("unwatch", in.Path)
 	if err != nil {
-		return nil, nil, err
+		return out, err
 	}
-	var out api.UnwatchResult
 	err = t.call(ctx, "unwatch", http.MethodDelete, "/v1/roots?"+url.Values{"path": {p}, "by": {"agent"}}.Encode(), nil, &out)
-	return nil, out, err
+	return out, err
 }
 
-func (t tools) arm(ctx context.Context, _ *mcp.CallToolRequest, in RootInput) (*mcp.CallToolResult, any, error) {
-	return t.rootVerb(ctx, "arm", in)
-}
-
-func (t tools) disarm(ctx context.Context, _ *mcp.CallToolRequest, in RootInput) (*mcp.CallToolResult, any, error) {
-	return t.rootVerb(ctx, "disarm", in)
-}
-
-func (t tools) rootVerb(ctx context.Context, verb string, in RootInput) (*mcp.CallToolResult, any, error) {
-	p, err := rootPath(verb, in.Path)
-	if err != nil {
-		return nil, nil, err
-	}
-	var out roots.Status
-	err = t.call(ctx, verb, http.MethodPost, "/v1/roots/"+verb, api.RootRequest{Path: p}, &out)
-	return nil, out, err
-}
-
-func (t tools) lease(verb string) mcp.ToolHandlerFor[LeaseInput, any] {
-	tool := "lease_" + verb
-	return func(ctx context.Context, _ *mcp.CallToolRequest, in LeaseInput) (*mcp.CallToolResult, any, error) {
-		name, err := segment("name", in.Name)
+// rootVerb is the handler of arm and disarm: POST /v1/roots/{verb}.
+func (t tools) rootVerb(verb string) func(context.Context, RootInput) (roots.Status, error) {
+	return func(ctx context.Context, in RootInput) (roots.Status, error) {
+		var out roots.Status
+		p, err := rootPath(verb, in.Path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", tool, err)
+			return out, err
 		}
-		var body api.LeaseRequest
-		if verb != "release" {
-			ttl := DefaultLeaseTTL
-			if in.TTL != "" {
-				ttl, err = time.ParseDuration(in.TTL)
-				if err != nil || ttl <= 0 {
-					return nil, nil, fmt.Errorf("%s: ttl %q: want a positive duration such as 5m", tool, in.TTL)
-				}
-			}
-			body.TTL = ttl.String()
-		} else if in.TTL != "" {
-			return nil, nil, fmt.Errorf("%s: release takes no ttl", tool)
-		}
-		var out any
-		if verb == "release" {
-			var rel api.ReleaseResult
-			err = t.call(ctx, tool, http.MethodPost, "/v1/leases/"+name+"/"+verb, body, &rel)
-			return nil, rel, err
-		}
-		var l roots.Lease
-		err = t.call(ctx, tool, http.MethodPost, "/v1/leases/"+name+"/"+verb, body, &l)
-		out = l
-		return nil, out, err
+		err = t.call(ctx, verb, http.MethodPost, "/v1/roots/"+verb, api.RootRequest{Path: p}, &out)
+		return out, err
 	}
+}
+
+// lease calls POST /v1/leases/{name}/{verb} into out: acquire and renew
+// send a ttl (DefaultLeaseTTL when none is given), release none.
+func (t tools) lease(ctx context.Context, verb string, in LeaseInput, out any) error {
+	tool := "lease_" + verb
+	name, err := segment("name", in.Name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	var body api.LeaseRequest
+	if verb != "release" {
+		ttl := DefaultLeaseTTL
+		if in.TTL != "" {
+			ttl, err = time.ParseDuration(in.TTL)
+			if err != nil || ttl <= 0 {
+				return fmt.Errorf("%s: ttl %q: want a positive duration such as 5m", tool, in.TTL)
+			}
+		}
+		body.TTL = ttl.String()
+	} else if in.TTL != "" {
+		return fmt.Errorf("%s: release takes no ttl", tool)
+	}
+	return t.call(ctx, tool, http.MethodPost, "/v1/leases/"+name+"/"+verb, body, out)
 }

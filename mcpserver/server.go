@@ -132,6 +132,19 @@ func addTool[In, Out any](s *mcp.Server, tool *mcp.Tool, h mcp.ToolHandlerFor[In
 	})
 }
 
+// add adds a tool from its parts: the input's schema is In's with the
+// limits in props, the output's is Out's (outputSchema), and h answers
+// the typed output. It goes through addTool, so a panic in h is an error
+// result too.
+func add[In, Out any](s *mcp.Server, name, desc string, ann *mcp.ToolAnnotations, props map[string]prop, h func(context.Context, In) (Out, error)) {
+	tool := &mcp.Tool{Name: name, Description: desc, Annotations: ann,
+		InputSchema: inputSchema[In](props), OutputSchema: outputSchema[Out]()}
+	addTool(s, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		out, err := h(ctx, in)
+		return nil, out, err
+	})
+}
+
 // readOnly and mutating are the annotations of the tools.
 var (
 	readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
