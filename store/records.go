@@ -126,18 +126,10 @@ func (db *DB) LastFires(limit int) (_ []wakewheel.Fire, err error) {
 	defer catchLevelDBPanic(db.name, &err)
 	it := db.ldb.NewIterator(util.BytesPrefix([]byte(firePrefix)), nil)
 	defer it.Release()
-	var fires []wakewheel.Fire
-	for ok := it.Last(); ok && (limit <= 0 || len(fires) < limit); ok = it.Prev() {
-		var f wakewheel.Fire
-		if err := decodeLogRecord(it, firePrefix, &f.Seq, &f); err != nil {
-			return nil, db.wrap("fires", err)
-		}
-		fires = append(fires, f)
-	}
-	if err := it.Error(); err != nil {
+	fires, err := newestRecords(it, firePrefix, limit, func(f *wakewheel.Fire) *uint64 { return &f.Seq })
+	if err != nil {
 		return nil, db.wrap("fires", err)
 	}
-	slices.Reverse(fires)
 	return fires, nil
 }
 
@@ -190,22 +182,33 @@ func (db *DB) Alerts(limit int) (_ []wakewheel.Alert, err error) {
 	defer db.readDone()
 	it := ldb.NewIterator(util.BytesPrefix([]byte(alertPrefix)), nil)
 	defer it.Release()
-	var alerts []wakewheel.Alert
 	if limit > 0 {
 		limit -= len(held)
 	}
-	for ok := it.Last(); ok && (limit <= 0 || len(alerts) < limit); ok = it.Prev() {
-		var a wakewheel.Alert
-		if err := decodeLogRecord(it, alertPrefix, &a.Seq, &a); err != nil {
-			return nil, db.wrap("alerts", err)
-		}
-		alerts = append(alerts, a)
-	}
-	if err := it.Error(); err != nil {
+	alerts, err := newestRecords(it, alertPrefix, limit, func(a *wakewheel.Alert) *uint64 { return &a.Seq })
+	if err != nil {
 		return nil, db.wrap("alerts", err)
 	}
-	slices.Reverse(alerts)
 	return append(alerts, held...), nil
+}
+
+// newestRecords reads the newest limit records of a log (all if limit <=
+// 0) from it, a log's iterator, and returns them oldest first; seq names
+// the field a record's sequence number goes in.
+func newestRecords[T any](it iterator.Iterator, prefix string, limit int, seq func(*T) *uint64) ([]T, error) {
+	var out []T
+	for ok := it.Last(); ok && (limit <= 0 || len(out) < limit); ok = it.Prev() {
+		var v T
+		if err := decodeLogRecord(it, prefix, seq(&v), &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := it.Error(); err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
 }
 
 // decodeLogRecord decodes the JSON record at it into v and sets *seq from
