@@ -39,9 +39,10 @@ func DefaultSLOs(p Policies) SLOs {
 	return s
 }
 
-// slo returns the SLO of class c; an unknown class (an imported ledger may
-// lack it) gets the strictest one.
-func (s SLOs) slo(c Class) time.Duration {
+// Of returns the SLO of class c; an unknown class (an imported ledger may
+// lack it) gets the strictest one. The safety report and the canary's
+// verdict both judge lateness by it.
+func (s SLOs) Of(c Class) time.Duration {
 	if d, ok := s.Class[c]; ok {
 		return d
 	}
@@ -223,7 +224,7 @@ func ComputeReport(entries []Entry, slos SLOs) Report {
 		if !p.Canary {
 			continue
 		}
-		limit := p.At.Add(slos.slo(p.Class))
+		limit := p.At.Add(slos.Of(p.Class))
 		if at, ok := consumedAt[k]; ok && !at.After(limit) {
 			continue
 		} else if !ok && !r.To.After(limit) {
@@ -234,7 +235,7 @@ func ComputeReport(entries []Entry, slos SLOs) Report {
 	r.Metrics = append(r.Metrics, Metric{Name: "canary_false_negatives", Unit: "count", Value: float64(fn), N: r.Canaries})
 
 	for i, c := range Classes {
-		lim := slos.slo(c).Seconds()
+		lim := slos.Of(c).Seconds()
 		r.Metrics = append(r.Metrics,
 			Metric{Name: "p95_event_to_consumed", Class: c, Unit: "seconds", Value: p95(latency[i]), Limit: lim, N: len(latency[i])},
 			Metric{Name: "p95_event_to_action", Class: c, Unit: "seconds", Value: p95(action[i]), Limit: lim, N: len(action[i])})

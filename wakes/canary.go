@@ -66,7 +66,7 @@ func CheckCanaries(entries []ob.Entry, slos ob.SLOs, now time.Time) CanaryReport
 	var r CanaryReport
 	for _, k := range order {
 		c := cs[k]
-		limit := c.posted.Add(sloOf(slos, c.class))
+		limit := c.posted.Add(slos.Of(c.class))
 		r.Posted++
 		switch {
 		case !c.consumed.IsZero() && !c.consumed.After(limit):
@@ -84,19 +84,4 @@ func CheckCanaries(entries []ob.Entry, slos ob.SLOs, now time.Time) CanaryReport
 	r.FalseNegatives = r.Late + r.Missing
 	slices.Sort(r.Failed)
 	return r
-}
-
-// sloOf is the SLO of class c, or the strictest one for a class slos
-// does not name.
-func sloOf(slos ob.SLOs, c ob.Class) time.Duration {
-	if d, ok := slos.Class[c]; ok {
-		return d
-	}
-	var strictest time.Duration
-	for _, d := range slos.Class {
-		if strictest == 0 || d < strictest {
-			strictest = d
-		}
-	}
-	return strictest
 }
