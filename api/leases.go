@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -59,23 +60,21 @@ func (h leasesHandler) ttl(r *http.Request) (time.Duration, error) {
 }
 
 func (h leasesHandler) acquire(w http.ResponseWriter, r *http.Request) error {
-	ttl, err := h.ttl(r)
-	if err != nil {
-		return err
-	}
-	l, err := h.rs.AcquireLease(r.Context(), r.PathValue("name"), ttl)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, l)
+	return h.withTTL(w, r, h.rs.AcquireLease)
 }
 
 func (h leasesHandler) renew(w http.ResponseWriter, r *http.Request) error {
+	return h.withTTL(w, r, h.rs.RenewLease)
+}
+
+// withTTL is acquire and renew: the body's ttl, then op on the named lease.
+func (h leasesHandler) withTTL(w http.ResponseWriter, r *http.Request,
+	op func(ctx context.Context, name string, ttl time.Duration) (roots.Lease, error)) error {
 	ttl, err := h.ttl(r)
 	if err != nil {
 		return err
 	}
-	l, err := h.rs.RenewLease(r.Context(), r.PathValue("name"), ttl)
+	l, err := op(r.Context(), r.PathValue("name"), ttl)
 	if err != nil {
 		return err
 	}
