@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/enginetest"
 	"github.com/wakewheel/wakewheel/roots"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
@@ -27,14 +27,7 @@ import (
 // manager, wired as the daemon wires them (traffic hook chained).
 func rootsServer(t *testing.T, prevHook func(string)) (*httptest.Server, *roots.Manager, *store.DB) {
 	t.Helper()
-	db, err := store.OpenStorage(storage.NewMemStorage(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := scheduler.NewEngine(db, scheduler.Options{Logger: zerolog.Nop(), RetryBase: 10 * time.Millisecond, RetryCap: 20 * time.Millisecond, RetryAttempts: 3}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, eng := enginetest.Mem(t, scheduler.Options{RetryBase: 10 * time.Millisecond, RetryCap: 20 * time.Millisecond, RetryAttempts: 3}, time.Now())
 	eng.Register(api.ReminderKind, func(context.Context, scheduler.Firing) scheduler.Outcome { return scheduler.Succeeded() })
 	m, err := roots.Open(db, roots.Options{Logger: zerolog.Nop(), BurstSilence: 20 * time.Millisecond, PollInterval: time.Millisecond})
 	if err != nil {
@@ -52,7 +45,7 @@ func rootsServer(t *testing.T, prevHook func(string)) (*httptest.Server, *roots.
 		m.Traffic(verb)
 	}
 	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(func() { srv.Close(); m.Close(); runner.Stop(); db.Close() })
+	t.Cleanup(func() { srv.Close(); m.Close(); runner.Stop() })
 	return srv, m, db
 }
 

@@ -10,30 +10,22 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/wakewheel/wakewheel"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/enginetest"
 	"github.com/wakewheel/wakewheel/scheduler"
-	"github.com/wakewheel/wakewheel/store"
 )
 
 // newServer serves the API in-process over a real runner and a memory
 // store, with reminder as the handler of reminders.
 func newServer(t *testing.T, reminder scheduler.Handler) *httptest.Server {
 	t.Helper()
-	db, err := store.OpenStorage(storage.NewMemStorage(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := scheduler.NewEngine(db, scheduler.Options{Logger: zerolog.Nop()}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, eng := enginetest.Mem(t, scheduler.Options{}, time.Now())
 	eng.Register(api.ReminderKind, reminder)
 	runner := scheduler.Start(eng, clock.Real{})
 	srv := httptest.NewServer(api.NewServer(runner, db, api.Info{Version: "test"}, zerolog.Nop()).Handler())
-	t.Cleanup(func() { srv.Close(); runner.Stop(); db.Close() })
+	t.Cleanup(func() { srv.Close(); runner.Stop() })
 	return srv
 }
 

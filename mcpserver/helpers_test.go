@@ -13,12 +13,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
-	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/enginetest"
 	"github.com/wakewheel/wakewheel/mcpserver"
 	"github.com/wakewheel/wakewheel/scheduler"
-	"github.com/wakewheel/wakewheel/store"
 )
 
 // connect serves the tools over an in-memory transport and returns the
@@ -45,14 +44,7 @@ func connect(t testing.TB, c mcpserver.Caller) *mcp.ClientSession {
 // (the server's OnRequest hook).
 func daemonSocket(t *testing.T) (string, *atomic.Int64) {
 	t.Helper()
-	db, err := store.OpenStorage(storage.NewMemStorage(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := scheduler.NewEngine(db, scheduler.Options{Logger: zerolog.Nop()}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, eng := enginetest.Mem(t, scheduler.Options{}, time.Now())
 	eng.Register(api.ReminderKind, func(context.Context, scheduler.Firing) scheduler.Outcome { return scheduler.Succeeded() })
 	runner := scheduler.Start(eng, clock.Real{})
 	srv := api.NewServer(runner, db, api.Info{Version: "test"}, zerolog.Nop())
@@ -77,7 +69,6 @@ func daemonSocket(t *testing.T) (string, *atomic.Int64) {
 		srv.Shutdown(context.Background())
 		<-done
 		runner.Stop()
-		db.Close()
 		os.RemoveAll(dir)
 	})
 	traffic.Store(0) // the readiness probe above is not the test's

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/enginetest"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -27,14 +27,7 @@ type live struct {
 
 func startLive(t *testing.T, opts Options) *live {
 	t.Helper()
-	db, err := store.OpenStorage(storage.NewMemStorage(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := scheduler.NewEngine(db, scheduler.Options{Logger: zerolog.Nop()}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, eng := enginetest.Mem(t, scheduler.Options{}, time.Now())
 	opts.Logger = zerolog.Nop()
 	m, err := Open(db, opts)
 	if err != nil {
@@ -47,7 +40,7 @@ func startLive(t *testing.T, opts Options) *live {
 	r := scheduler.Start(eng, clock.Real{})
 	m.Attach(r)
 	l := &live{m: m, r: r, db: db}
-	t.Cleanup(func() { m.Close(); r.Stop(); db.Close() })
+	t.Cleanup(func() { m.Close(); r.Stop() })
 	return l
 }
 

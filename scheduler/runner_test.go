@@ -8,27 +8,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/enginetest"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
 )
 
 func startRunner(t *testing.T, clk clock.Clock, register func(e *scheduler.Engine)) (*scheduler.Runner, *store.DB) {
 	t.Helper()
-	db, err := store.OpenStorage(storage.NewMemStorage(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := scheduler.NewEngine(db, scheduler.Options{Logger: zerolog.Nop()}, clk.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, eng := enginetest.Mem(t, scheduler.Options{}, clk.Now())
 	register(eng)
 	r := scheduler.Start(eng, clk)
-	t.Cleanup(func() { r.Stop(); db.Close() })
+	t.Cleanup(r.Stop)
 	return r, db
 }
 
