@@ -1,45 +1,19 @@
 package wakes
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/wakewheel/wakewheel/internal/supervise"
+	"github.com/wakewheel/wakewheel/internal/supervise/supervisetest"
 )
-
-// grandchild is a command line that starts a grandchild sleeping forever,
-// writes its pid to file and waits for it.
-func grandchild(file string) string {
-	return "sleep 100000 & echo $! > " + file + "; wait"
-}
-
-func pidIn(t *testing.T, file string) int {
-	t.Helper()
-	var pid int
-	waitFor(t, "the grandchild's pid", func() bool {
-		b, _ := os.ReadFile(file)
-		var err error
-		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil
-	})
-	return pid
-}
-
-func requireDead(t *testing.T, pid int) {
-	t.Helper()
-	waitFor(t, "the grandchild gone", func() bool { return !supervise.Alive(pid) })
-}
 
 // A wake hook that leaves a grandchild sleeping forever: at the hook's
 // timeout the whole group dies, and the failure is alerted as a timeout.
 func TestWakeHookTimeoutKillsItsGrandchild(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "pid")
+	line, grandchild := supervisetest.Grandchild(t)
 	r := newRig(t, fastPolicies())
-	r.opts.Hook = func(string) string { return grandchild(file) }
+	r.opts.Hook = func(string) string { return line }
 	r.opts.HookTimeout = 300 * time.Millisecond
 	got := make(chan string, 16)
 	r.opts.OnFailure = func(msg string) { got <- msg }
@@ -48,7 +22,7 @@ func TestWakeHookTimeoutKillsItsGrandchild(t *testing.T) {
 	ctx := ctxT(t)
 	r.svc.OpenLane(ctx, "dev")
 	r.svc.Post(ctx, human("dev", "a", "x"), false)
-	pid := pidIn(t, file)
+	pid := grandchild()
 	select {
 	case msg := <-got:
 		if !strings.Contains(msg, "killed after its timeout 300ms") {
@@ -57,5 +31,5 @@ func TestWakeHookTimeoutKillsItsGrandchild(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the hook's timeout was not reported")
 	}
-	requireDead(t, pid)
+	supervisetest.RequireGone(t, pid)
 }
