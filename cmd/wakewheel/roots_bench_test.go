@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/roots"
 )
 
@@ -30,16 +28,9 @@ func TestBenchDaemonRSS(t *testing.T) {
 	d := h.start()
 	defer d.stop(t)
 	c := h.client()
-	ctx := context.Background()
 	ingest := "cat > /dev/null"
-	st, err := c.Watch(ctx, api.WatchRequest{Path: repo, Ingest: &ingest, Arm: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := watchArmed(t, c, repo, ingest, 2*time.Minute)
 	root := st.Path
-	st = waitRoot(t, c, root, 2*time.Minute, "watching", func(s roots.Status) bool {
-		return s.Mode == roots.ModeNotify && s.Detections >= 1 && drained(s)
-	})
 	idle := vmHWM(t, d.cmd.Process.Pid)
 	for i := 0; i < 1000; i++ {
 		p := filepath.Join(repo, fmt.Sprintf("d%03d/e%02d/f%05d.txt", (i*97)/1000, ((i*97)/100)%10, i*97))

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/roots"
 )
 
@@ -23,17 +21,10 @@ func testCheckoutThroughDaemon(t *testing.T, n, added int) {
 	d := h.start()
 	defer d.stop(t)
 	c := h.client()
-	ctx := context.Background()
 	out := filepath.Join(t.TempDir(), "ingested")
 	ingest := ingestScript(t, out)
-	st, err := c.Watch(ctx, api.WatchRequest{Path: repo, Ingest: &ingest, Arm: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := watchArmed(t, c, repo, ingest, 30*time.Second)
 	root := st.Path
-	st = waitRoot(t, c, root, 30*time.Second, "the first detection", func(s roots.Status) bool {
-		return s.Mode == roots.ModeNotify && s.Detections >= 1 && drained(s)
-	})
 	before := st.Detections
 
 	start = time.Now()
@@ -85,17 +76,10 @@ func TestSlowCheckoutHoldingIndexLockIsOneDetection(t *testing.T) {
 	d := h.start()
 	defer d.stop(t)
 	c := h.client()
-	ctx := context.Background()
 	out := filepath.Join(t.TempDir(), "ingested")
 	ingest := ingestScript(t, out)
-	st, err := c.Watch(ctx, api.WatchRequest{Path: repo, Ingest: &ingest, Arm: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := watchArmed(t, c, repo, ingest, 30*time.Second)
 	root := st.Path
-	st = waitRoot(t, c, root, 30*time.Second, "the first detection", func(s roots.Status) bool {
-		return s.Mode == roots.ModeNotify && s.Detections >= 1 && drained(s)
-	})
 	before := st.Detections
 	lock := filepath.Join(repo, ".git", "index.lock")
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"math/rand/v2"
 	"testing"
 	"time"
 
-	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/roots"
 )
 
@@ -33,18 +31,11 @@ func TestCrashWhileDrainingLosesNoPath(t *testing.T) {
 	h.env = append(h.env, "WAKEWHEEL_DETECT_DRAIN_MAX_BATCH=32")
 	// A little slower than cat alone, so that the kills land mid-drain.
 	ingest, out := slowIngest(t)
-	ctx := context.Background()
 
 	d := h.start()
 	c := h.client()
-	st, err := c.Watch(ctx, api.WatchRequest{Path: repo, Ingest: &ingest, Arm: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := watchArmed(t, c, repo, ingest, 30*time.Second)
 	root := st.Path
-	waitRoot(t, c, root, 30*time.Second, "the first detection", func(s roots.Status) bool {
-		return s.Mode == roots.ModeNotify && s.Detections >= 1 && drained(s)
-	})
 	gitT(t, repo, "checkout", "-q", "B")
 	start := time.Now()
 	kills := *rootsCrashIterations

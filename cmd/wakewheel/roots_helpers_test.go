@@ -68,11 +68,31 @@ func checkoutRepo(t *testing.T, n, added int) (dir, a, b string) {
 // appends its stdin (NUL-separated paths) to out. It returns the command line.
 func ingestScript(t *testing.T, out string) string {
 	t.Helper()
+	return writeIngest(t, out, "")
+}
+
+// writeIngest writes an ingest script that runs first (shell lines, may
+// be empty) and then appends its batch to out; it returns the command.
+func writeIngest(t *testing.T, out, first string) string {
+	t.Helper()
 	script := filepath.Join(t.TempDir(), "ingest.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat >> \"$1\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"+first+"cat >> \"$1\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("sh '%s' '%s'", script, out)
+}
+
+// watchArmed registers repo as an armed root with ingest and waits (up to
+// within) for its first detection to be drained in notify mode.
+func watchArmed(t *testing.T, c *api.Client, repo, ingest string, within time.Duration) roots.Status {
+	t.Helper()
+	st, err := c.Watch(context.Background(), api.WatchRequest{Path: repo, Ingest: &ingest, Arm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return waitRoot(t, c, st.Path, within, "the first detection", func(s roots.Status) bool {
+		return s.Mode == roots.ModeNotify && s.Detections >= 1 && drained(s)
+	})
 }
 
 // readIngested returns how many times each path reached the ingest script.
@@ -157,11 +177,7 @@ func longTests() bool { return os.Getenv("WAKEWHEEL_LONG") == "1" }
 func slowIngest(t *testing.T) (ingest, out string) {
 	t.Helper()
 	out = filepath.Join(t.TempDir(), "ingested")
-	script := filepath.Join(t.TempDir(), "ingest.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 0.01\ncat >> \"$1\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return "sh '" + script + "' '" + out + "'", out
+	return writeIngest(t, out, "sleep 0.01\n"), out
 }
 
 // killWhileDraining SIGKILLs the daemon d n times at random points (50 to
