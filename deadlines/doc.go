@@ -67,16 +67,17 @@
 // (kinds.go), and its bucket. Payloads, which few deadlines carry, live in a
 // side map. Keys map to entries through a Swiss-style open-addressing table
 // (index.go) of 64-byte groups, one cache line each, of 16 control bytes and
-// 16 three-byte slab indices (so a wheel holds at most 2^24, 16.7M,
+// 16 three-byte slab indices (so a wheel holds at most 2^24-1, 16.7M,
 // deadlines): 4 to 9 bytes a deadline as the wheel grows (the table never
-// shrinks). In front of it, hints (hints.go), a two-way
-// cache of at most 128 KiB, name the entries of the keys touched lately, so
-// re-arming a working set of keys does not touch a multi-megabyte index; a
-// hint is checked against its entry, so a stale one only costs the probe it
-// failed to save. Altogether a pending deadline takes under 64
-// bytes besides its key (about 54 at 100k pending, 57 at 1M). Extend
-// allocates nothing; a push of a new key allocates only when a page or the
-// table grows.
+// shrinks). In front of it, once the index outgrows the caches, hints
+// (hints.go): four-way sets of the slab indices of the keys found lately,
+// an eighth of the index (at most 1 MiB), so re-arming a working set of keys
+// does not touch a multi-megabyte index. A hint is checked against its
+// entry, so a stale one only costs the probe it failed to save; Push, which
+// mostly creates, goes to the index directly. Altogether a pending
+// deadline takes under 64 bytes besides its key (about 54 at 100k pending,
+// 58 at 1M). Extend allocates nothing; a push of a new key allocates only
+// when a page or the table grows.
 //
 // Invariants (checked by the tests' checkInvariants):
 //   - every pending entry is in exactly one list, the one its due tick maps

@@ -1,36 +1,45 @@
 package deadlines
 
-// hints is a small cache in front of the key index: for a set picked by
-// the key's hash, the hashes and slab indices of the two entries found there
-// last (two ways, the most recent first). The index of a large wheel spans
-// megabytes, so a probe for a key touched a moment ago misses the caches and
-// the TLB; the hints span at most maxHints*8 bytes, so the keys a scheduler
-// touches again and again (its roots, lanes and leases) are found without
-// touching the index.
+// hints is a small cache in front of the key index of a large wheel: sets
+// of four ways picked by the key's hash, each way naming the slab index of
+// an entry found lately and 8 more bits of its hash, the most recent first (a hash names its set with its low bits).
+// The index of a large wheel spans megabytes, so a probe for a key touched a
+// moment ago misses the caches and the TLB; the hints span an eighth of the
+// index (at most maxHints ways, 1 MiB), so the keys a scheduler touches
+// again and again (its roots, lanes and leases) are found in a smaller,
+// hotter table, and their index groups are not touched.
 //
 // A hint is only a guess: it is checked against the entry (same hash, same
 // key, live), so a stale one (freed, reused, pushed out) costs one compare
-// and falls back to the index. Nothing is ever removed from the hints.
+// and falls back to the index. Nothing is ever removed from the hints. A
+// small wheel has none: its index fits the caches.
 type hints struct {
-	ways []uint64 // by set, two ways: hash<<32 | slab index+1; 0 is empty
+	ways []uint32 // by set, four ways: the hash's top 8 bits, then the slab index+1 in 24 bits; 0 is empty
 	mask uint32   // sets - 1
 }
 
-// maxHints bounds the hints at 16,384 ways, 128 KiB.
-const maxHints = 1 << 14
+const (
+	hintWays = 4
+	// minHintedSlots is the index size (slots, 4 bytes each) from which a
+	// wheel keeps hints: 128 KiB of index, past a core's L1 and most of its
+	// L2 once the entries and keys are counted.
+	minHintedSlots = 1 << 15
+	// maxHints bounds the hints at 1 MiB.
+	maxHints = 1 << 18
+)
 
-// fit grows the hints to about a quarter of the index's slots (at most
-// maxHints) when they are smaller, dropping what they held.
+// fit sizes the hints for an index of indexSlots: none below
+// minHintedSlots, else an eighth of the slots (4 bytes a way against 4 a
+// slot), up to maxHints. Growing drops what they held.
 func (x *hints) fit(indexSlots int) {
-	if len(x.ways) >= maxHints || len(x.ways) >= indexSlots/4 {
+	if indexSlots < minHintedSlots || len(x.ways) >= maxHints || len(x.ways) >= indexSlots/8 {
 		return
 	}
-	n := max(len(x.ways), 64)
-	for n < indexSlots/4 && n < maxHints {
-		n *= 2
-	}
-	x.ways, x.mask = make([]uint64, n), uint32(n/2-1)
+	n := min(indexSlots/8, maxHints)
+	x.ways, x.mask = make([]uint32, n), uint32(n/hintWays-1)
 }
+
+func hintOf(h uint32, i int32) uint32 { return h&0xff000000 | uint32(i+1) }
 
 // get returns the entry that a hint for h names if it holds key; else
 // nilIdx.
@@ -38,12 +47,11 @@ func (x *hints) get(s *slab, key string, h uint32) (int32, *entry) {
 	if len(x.ways) == 0 {
 		return nilIdx, nil
 	}
-	set := x.ways[2*(h&x.mask):][:2]
-	for _, v := range set {
-		if uint32(v>>32) != h || uint32(v) == 0 {
+	for _, v := range x.ways[hintWays*(h&x.mask):][:hintWays] {
+		if (v^h)&0xff000000 != 0 || v == 0 {
 			continue
 		}
-		i := int32(uint32(v)) - 1
+		i := int32(v&0xffffff) - 1
 		if e := s.at(i); e.hash == h && e.key == key && e.live() {
 			return i, e
 		}
@@ -53,11 +61,13 @@ func (x *hints) get(s *slab, key string, h uint32) (int32, *entry) {
 
 // put remembers that the entry for hash h is i, as its set's most recent.
 func (x *hints) put(h uint32, i int32) {
-	if len(x.ways) != 0 {
-		set := x.ways[2*(h&x.mask):][:2]
-		v := uint64(h)<<32 | uint64(uint32(i)+1)
-		if set[0] != v {
-			set[1], set[0] = set[0], v
-		}
+	if len(x.ways) == 0 {
+		return
+	}
+	set := x.ways[hintWays*(h&x.mask):][:hintWays]
+	v := hintOf(h, i)
+	if set[0] != v {
+		copy(set[1:], set[:hintWays-1])
+		set[0] = v
 	}
 }

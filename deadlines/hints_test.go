@@ -11,7 +11,7 @@ import (
 func TestHintsAreChecked(t *testing.T) {
 	s := slab{free: nilIdx}
 	var x hints
-	x.fit(1 << 10)
+	x.fit(minHintedSlots)
 	i := s.alloc()
 	*s.at(i) = entry{key: "a", hash: 7}
 	x.put(7, i)
@@ -33,7 +33,7 @@ func TestHintsAreChecked(t *testing.T) {
 func TestWheelThroughStaleHints(t *testing.T) {
 	start := time.Unix(1_750_000_000, 0)
 	w := NewWheel(time.Millisecond, start)
-	keys := makeKeys("k", 20_000) // far more keys than hints
+	keys := makeKeys("k", 200_000) // more keys than hints
 	for i, k := range keys {
 		w.Push(k, "burst", start.Add(time.Duration(i+1)*time.Millisecond), nil)
 	}
@@ -52,4 +52,11 @@ func TestWheelThroughStaleHints(t *testing.T) {
 		}
 	}
 	checkInvariants(t, w)
+}
+
+// forceHints gives w hints of the given number of sets (a power of two),
+// which a wheel too small to need hints does not have, so the model tests
+// run through hints that are pushed out and go stale all the time.
+func forceHints(w *Wheel, sets int) {
+	w.hints.ways, w.hints.mask = make([]uint32, sets*hintWays), uint32(sets-1)
 }

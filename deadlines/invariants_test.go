@@ -64,19 +64,19 @@ func checkInvariants(t *testing.T, w *Wheel) {
 	if w.index.used > w.index.limit {
 		t.Fatalf("index uses %d slots, limit %d", w.index.used, w.index.limit)
 	}
-	for set := range len(w.hints.ways) / 2 {
-		for _, v := range w.hints.ways[2*set:][:2] {
+	for set := range len(w.hints.ways) / hintWays {
+		for _, v := range w.hints.ways[hintWays*set:][:hintWays] {
 			if v == 0 {
 				continue
 			}
-			h, i := uint32(v>>32), int32(uint32(v))-1
-			if h&w.hints.mask != uint32(set) || i >= w.slab.n {
-				t.Fatalf("hint %#x in set %d: wrong set or beyond the slab (%d entries)", v, set, w.slab.n)
+			i := int32(v&0xffffff) - 1
+			if i >= w.slab.n {
+				t.Fatalf("hint %#x in set %d: beyond the slab (%d entries)", v, set, w.slab.n)
 			}
 			// A hint may be stale, but one that names a pending entry of
-			// its hash names the entry the index finds for that key.
-			if e := w.slab.at(i); e.live() && e.hash == h {
-				if j, _, _ := w.index.find(&w.slab, e.key, h); j != i {
+			// its set and tag names the entry the index finds for that key.
+			if e := w.slab.at(i); e.live() && e.hash&w.hints.mask == uint32(set) && (e.hash^v)&0xff000000 == 0 {
+				if j, _, _ := w.index.find(&w.slab, e.key, e.hash); j != i {
 					t.Fatalf("hint names entry %d for %s, the index %d", i, e.key, j)
 				}
 			}

@@ -86,6 +86,9 @@ func TestWheelMatchesModel(t *testing.T) {
 func runModelRound(t *testing.T, r *rand.Rand, tick time.Duration, nkeys, ops int) {
 	now := time.Unix(1_700_000_000+r.Int64N(1e8), r.Int64N(1e9))
 	w, m := NewWheel(tick, now), newModel(tick)
+	if r.IntN(2) == 0 {
+		forceHints(w, 1<<r.IntN(5)) // a small wheel has none: give it a few, often stale
+	}
 	keys := make([]string, nkeys)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("k%03d", i)

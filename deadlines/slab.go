@@ -38,8 +38,8 @@ func (e *entry) live() bool { return e.bucket() != bucketFree }
 // it up (a small object with pointers would also carry a malloc header).
 const (
 	// maxEntries bounds the entries of a wheel: the index stores slab
-	// indices in 3 bytes.
-	maxEntries = 1 << 24
+	// indices in 3 bytes, and a hint an index+1 in 24 bits.
+	maxEntries = 1<<24 - 1
 
 	pageBits = 10
 	pageSize = 1 << pageBits

@@ -96,7 +96,7 @@ func (w *Wheel) Len() int { return w.slab.live }
 // changed (created, or pulled earlier).
 func (w *Wheel) Push(key, kind string, at time.Time, payload []byte) bool {
 	ns := w.clampAt(toNanos(at))
-	i, e, h, pos := w.lookup(key)
+	i, e, h, pos := w.lookupNew(key)
 	if i == nilIdx {
 		w.add(key, h, pos, w.kinds.intern(kind), ns, noSince, payload)
 		return true
@@ -194,18 +194,41 @@ func (w *Wheel) All() iter.Seq[Deadline] {
 // is known (else noPos); or, when key is absent, nilIdx, and the hash and
 // position that add needs. The entry found last is tried first, without
 // hashing: a burst touches one key again and again; then the hints, which
-// remember the keys touched lately; then the index.
+// remember the keys found lately; then the index.
 func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
-	if i = w.recent; i != nilIdx {
-		if e = w.slab.at(i); e.key == key && e.live() {
-			return i, e, e.hash, noPos
-		}
+	if i, e = w.lastFound(key); i != nilIdx {
+		return i, e, e.hash, noPos
 	}
 	h = w.hash(key)
 	if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
 		w.recent = i
 		return i, e, h, noPos
 	}
+	return w.probe(key, h)
+}
+
+// lookupNew is lookup for Push, which mostly creates a deadline: it skips
+// the hints, which cannot say that a key is absent, so that a new key costs
+// one cache miss (its index group), not two.
+func (w *Wheel) lookupNew(key string) (i int32, e *entry, h, pos uint32) {
+	if i, e = w.lastFound(key); i != nilIdx {
+		return i, e, e.hash, noPos
+	}
+	return w.probe(key, w.hash(key))
+}
+
+// lastFound returns the entry found or added last if it holds key.
+func (w *Wheel) lastFound(key string) (int32, *entry) {
+	if i := w.recent; i != nilIdx {
+		if e := w.slab.at(i); e.key == key && e.live() {
+			return i, e
+		}
+	}
+	return nilIdx, nil
+}
+
+// probe looks key up in the index, and hints what it finds.
+func (w *Wheel) probe(key string, h uint32) (i int32, e *entry, _, pos uint32) {
 	i, e, pos = w.index.find(&w.slab, key, h)
 	if i != nilIdx {
 		w.recent = i
@@ -230,7 +253,6 @@ func (w *Wheel) add(key string, h, pos uint32, kind uint16, at, since int64, pay
 	w.setPayload(i, e, payload)
 	w.index.insertAt(&w.slab, i, h, pos)
 	w.hints.fit(len(w.index.groups) * groupSize)
-	w.hints.put(h, i)
 	w.link(i, e, w.bucketFor(w.dueTick(at)))
 }
 
