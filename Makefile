@@ -74,7 +74,8 @@ bench-checkout:
 ## where the module proxy does not serve it
 bench-wheels:
 	@cd bench/wheelcmp && if GOFLAGS=-mod=mod $(GO) mod download github.com/RussellLuo/timingwheel >/dev/null 2>&1; then \
-	  GOFLAGS=-mod=mod $(GO) test -run '^$$' -bench . -count $(BENCH_COUNT) -timeout 60m . | tee ../../wheels.out; \
+	  GOFLAGS=-mod=mod $(GO) test -run '^$$' -bench . -count $(BENCH_COUNT) -timeout 60m . | tee ../../wheels.out && \
+	  GOFLAGS=-mod=mod $(GO) run ./table < ../../wheels.out; \
 	else echo "bench-wheels: skipped: the module proxy does not serve github.com/RussellLuo/timingwheel here"; fi
 
 ## bench-scale: a real daemon process with SCALE_N pending reminders

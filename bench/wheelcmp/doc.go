@@ -10,6 +10,8 @@
 //
 //   - push+cancel, warm: a key from a working set of 4,096 is pushed and
 //     cancelled; time.AfterFunc + Stop; RussellLuo's AfterFunc + Stop.
+//     A key named again (cancelled, re-armed) comes in an equal string of
+//     its own, as a caller builds it anew, so the wheel compares its bytes.
 //   - push+cancel, cold: the same over 65,536 keys, so that at 1M pending
 //     every push misses the caches on the key index. The runtime and
 //     RussellLuo have no keys; their column is the same operation.
@@ -17,14 +19,19 @@
 //     wheel's Extend (a sliding window moved a little each time); a
 //     runtime Timer.Reset of the key's timer; RussellLuo, which has no
 //     reset, Stop and a new AfterFunc.
-//   - push+fire: batches of 1,024 timers due 1 to 16 ms out, pushed, then
-//     fired. The wheel is advanced to Next by hand (simulated time); the
-//     runtime and RussellLuo fire in real time, and their callbacks are
-//     waited for. The measure is CPU time per timer (user+system of the
+//   - push+fire, warm and cold: batches of 1,024 timers due 1 to 16 ms
+//     out, pushed, then fired; the wheel's keys from the working set of
+//     4,096 or of 65,536. The wheel is advanced to Next by hand (simulated
+//     time); the runtime and RussellLuo fire in real time, and their
+//     callbacks are waited for. The measure is CPU time per timer (user+system of the
 //     whole process, from getrusage: the runtime's timer goroutines and
 //     RussellLuo's ticking goroutine count), reported as cpu-ns/op; ns/op
 //     of the real-time columns is mostly waiting.
 //
 // Every sub-benchmark reports cpu-ns/op, so the three columns compare on the
-// same unit.
+// same unit; a benchmark's own setup and teardown (making and stopping the
+// timers it re-arms) are not counted. At each N the three run in turn, so
+// a baseline runs beside its subject. The table command (table/) turns the
+// output of several runs into the table of BENCHMARKS.md: medians, and the
+// median of the ratios of runs taken side by side.
 package wheelcmp

@@ -35,6 +35,11 @@ var (
 	pendingKeys = makeKeys("pending", sizes[len(sizes)-1])
 	warmKeys    = makeKeys("warm", warm)
 	coldKeys    = makeKeys("cold", cold)
+	// Equal keys in strings of their own: a caller names a pending key
+	// again with a string it built anew, not the one the wheel holds, so
+	// the wheel compares bytes (the same string would compare by pointer).
+	warmAgain = makeKeys("warm", warm)
+	coldAgain = makeKeys("cold", cold)
 )
 
 func makeKeys(prefix string, n int) []string {
@@ -56,17 +61,30 @@ func cpu() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// measure runs body with the loop timed and reports cpu-ns/op besides.
+// The CPU count of the running benchmark: measure starts it before the body
+// and ends it after; a body with setup or teardown of its own restarts it
+// after the setup (startCPU) and ends it before the teardown (endCPU).
+var cpuStart, cpuEnd time.Duration
+
+func startCPU() { cpuStart, cpuEnd = cpu(), 0 }
+func endCPU()   { cpuEnd = cpu() }
+
+// measure runs body and reports cpu-ns/op besides ns/op.
 func measure(b *testing.B, body func(b *testing.B)) {
 	runtime.GC()
 	b.ReportAllocs()
-	c0 := cpu()
+	startCPU()
 	body(b)
-	b.ReportMetric(float64(cpu()-c0)/float64(b.N), "cpu-ns/op")
+	if cpuEnd == 0 {
+		endCPU()
+	}
+	b.ReportMetric(float64(cpuEnd-cpuStart)/float64(b.N), "cpu-ns/op")
 }
 
 // three runs op on the wheel, the runtime and RussellLuo with n pending,
-// each set up afresh and torn down after its sub-benchmark.
+// each set up afresh and torn down after its sub-benchmark. The three take
+// turns at each N, so that the baselines run beside their subject while
+// the neighbours' load changes.
 func three(b *testing.B, wheel func(b *testing.B, w *deadlines.Wheel), std func(b *testing.B), rl func(b *testing.B, tw *timingwheel.TimingWheel)) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("wheel/%d", n), func(b *testing.B) {
@@ -76,8 +94,6 @@ func three(b *testing.B, wheel func(b *testing.B, w *deadlines.Wheel), std func(
 			}
 			measure(b, func(b *testing.B) { wheel(b, w) })
 		})
-	}
-	for _, n := range sizes {
 		b.Run(fmt.Sprintf("runtime/%d", n), func(b *testing.B) {
 			ts := make([]*time.Timer, n)
 			for i := range ts {
@@ -90,8 +106,6 @@ func three(b *testing.B, wheel func(b *testing.B, w *deadlines.Wheel), std func(
 			}()
 			measure(b, std)
 		})
-	}
-	for _, n := range sizes {
 		b.Run(fmt.Sprintf("russellluo/%d", n), func(b *testing.B) {
 			tw := timingwheel.NewTimingWheel(time.Millisecond, 64)
 			tw.Start()
@@ -110,13 +124,14 @@ func three(b *testing.B, wheel func(b *testing.B, w *deadlines.Wheel), std func(
 	}
 }
 
-func pushCancel(keys []string) func(b *testing.B, w *deadlines.Wheel) {
+// pushCancel pushes keys[j] and cancels it by again[j], an equal string.
+func pushCancel(keys, again []string) func(b *testing.B, w *deadlines.Wheel) {
 	return func(b *testing.B, w *deadlines.Wheel) {
 		at := start.Add(500 * time.Millisecond)
 		for i := 0; b.Loop(); i++ {
-			k := keys[i&(len(keys)-1)]
-			w.Push(k, "burst", at, nil)
-			w.Cancel(k)
+			j := i & (len(keys) - 1)
+			w.Push(keys[j], "burst", at, nil)
+			w.Cancel(again[j])
 		}
 	}
 }
@@ -134,25 +149,27 @@ func rlPushCancel(b *testing.B, tw *timingwheel.TimingWheel) {
 }
 
 func BenchmarkPushCancelWarm(b *testing.B) {
-	three(b, pushCancel(warmKeys), stdPushCancel, rlPushCancel)
+	three(b, pushCancel(warmKeys, warmAgain), stdPushCancel, rlPushCancel)
 }
 func BenchmarkPushCancelCold(b *testing.B) {
-	three(b, pushCancel(coldKeys), stdPushCancel, rlPushCancel)
+	three(b, pushCancel(coldKeys, coldAgain), stdPushCancel, rlPushCancel)
 }
 
 // rearm re-arms len(keys) pending keys, visiting them in the order of
-// order (indices into keys, as long as keys).
-func rearm(keys []string, order []int) (func(b *testing.B, w *deadlines.Wheel), func(b *testing.B), func(b *testing.B, tw *timingwheel.TimingWheel)) {
+// order (indices into keys, as long as keys); the wheel's keys are pushed
+// as keys and re-armed as again, equal strings of their own.
+func rearm(keys, again []string, order []int) (func(b *testing.B, w *deadlines.Wheel), func(b *testing.B), func(b *testing.B, tw *timingwheel.TimingWheel)) {
 	wheel := func(b *testing.B, w *deadlines.Wheel) {
 		now := start
 		for _, k := range keys {
 			w.Extend(k, "burst", now, time.Hour, 1000*time.Hour)
 		}
-		b.ResetTimer()
+		startCPU()
 		for i := 0; b.Loop(); i++ {
 			now = now.Add(time.Microsecond)
-			w.Extend(keys[order[i&(len(keys)-1)]], "burst", now, time.Hour, 1000*time.Hour)
+			w.Extend(again[order[i&(len(keys)-1)]], "burst", now, time.Hour, 1000*time.Hour)
 		}
+		endCPU()
 	}
 	std := func(b *testing.B) {
 		ts := make([]*time.Timer, len(keys))
@@ -164,10 +181,11 @@ func rearm(keys []string, order []int) (func(b *testing.B, w *deadlines.Wheel), 
 				t.Stop()
 			}
 		}()
-		b.ResetTimer()
+		startCPU()
 		for i := 0; b.Loop(); i++ {
 			ts[order[i&(len(ts)-1)]].Reset(time.Hour + time.Duration(i)*time.Nanosecond)
 		}
+		endCPU()
 	}
 	rl := func(b *testing.B, tw *timingwheel.TimingWheel) {
 		ts := make([]*timingwheel.Timer, len(keys))
@@ -179,12 +197,13 @@ func rearm(keys []string, order []int) (func(b *testing.B, w *deadlines.Wheel), 
 				t.Stop()
 			}
 		}()
-		b.ResetTimer()
+		startCPU()
 		for i := 0; b.Loop(); i++ {
 			j := order[i&(len(ts)-1)]
 			ts[j].Stop() // it has no reset
 			ts[j] = tw.AfterFunc(time.Hour, nop)
 		}
+		endCPU()
 	}
 	return wheel, std, rl
 }
@@ -195,22 +214,22 @@ func rearm(keys []string, order []int) (func(b *testing.B, w *deadlines.Wheel), 
 // visit the same keys in one fixed random order, the same for all three:
 // what re-arming keys that arrive in no particular order costs.
 func BenchmarkReArm4096(b *testing.B) {
-	w, s, r := rearm(warmKeys, sequence(warm))
+	w, s, r := rearm(warmKeys, warmAgain, sequence(warm))
 	three(b, w, s, r)
 }
 
 func BenchmarkReArm65536(b *testing.B) {
-	w, s, r := rearm(coldKeys, sequence(cold))
+	w, s, r := rearm(coldKeys, coldAgain, sequence(cold))
 	three(b, w, s, r)
 }
 
 func BenchmarkReArmShuffled4096(b *testing.B) {
-	w, s, r := rearm(warmKeys, shuffled(warm))
+	w, s, r := rearm(warmKeys, warmAgain, shuffled(warm))
 	three(b, w, s, r)
 }
 
 func BenchmarkReArmShuffled65536(b *testing.B) {
-	w, s, r := rearm(coldKeys, shuffled(cold))
+	w, s, r := rearm(coldKeys, coldAgain, shuffled(cold))
 	three(b, w, s, r)
 }
 
@@ -228,15 +247,20 @@ func shuffled(n int) []int {
 	return order
 }
 
-// BenchmarkPushFire: batches of 1,024 timers due 1 to 16 ms out, pushed,
-// then all fired.
-func BenchmarkPushFire(b *testing.B) {
-	three(b, func(b *testing.B, w *deadlines.Wheel) {
+// BenchmarkPushFireWarm and BenchmarkPushFireCold: batches of 1,024
+// timers due 1 to 16 ms out, pushed, then all fired; the wheel's keys come
+// from a working set of 4,096, or of 65,536. The runtime and RussellLuo
+// have no keys: their columns are the same operation.
+func BenchmarkPushFireWarm(b *testing.B) { three(b, pushFire(warmKeys), stdPushFire, rlPushFire) }
+func BenchmarkPushFireCold(b *testing.B) { three(b, pushFire(coldKeys), stdPushFire, rlPushFire) }
+
+func pushFire(keys []string) func(b *testing.B, w *deadlines.Wheel) {
+	return func(b *testing.B, w *deadlines.Wheel) {
 		now := start
 		var due []deadlines.Deadline
 		pending := 0
 		for i := 0; b.Loop(); i++ {
-			w.Push(warmKeys[i&(warm-1)], "burst", now.Add(time.Duration(i%16+1)*time.Millisecond), nil)
+			w.Push(keys[i&(len(keys)-1)], "burst", now.Add(time.Duration(i%16+1)*time.Millisecond), nil)
 			pending++
 			if pending == batch {
 				for pending > 0 {
@@ -251,27 +275,31 @@ func BenchmarkPushFire(b *testing.B) {
 			due = w.Advance(now, due[:0])
 			pending -= len(due)
 		}
-	}, func(b *testing.B) {
-		var wg sync.WaitGroup
-		f := func() { wg.Done() }
-		for i := 0; b.Loop(); i++ {
-			wg.Add(1)
-			time.AfterFunc(time.Duration(i%16+1)*time.Millisecond, f)
-			if i%batch == batch-1 {
-				wg.Wait()
-			}
+	}
+}
+
+func stdPushFire(b *testing.B) {
+	var wg sync.WaitGroup
+	f := func() { wg.Done() }
+	for i := 0; b.Loop(); i++ {
+		wg.Add(1)
+		time.AfterFunc(time.Duration(i%16+1)*time.Millisecond, f)
+		if i%batch == batch-1 {
+			wg.Wait()
 		}
-		wg.Wait()
-	}, func(b *testing.B, tw *timingwheel.TimingWheel) {
-		var wg sync.WaitGroup
-		f := func() { wg.Done() }
-		for i := 0; b.Loop(); i++ {
-			wg.Add(1)
-			tw.AfterFunc(time.Duration(i%16+1)*time.Millisecond, f)
-			if i%batch == batch-1 {
-				wg.Wait()
-			}
+	}
+	wg.Wait()
+}
+
+func rlPushFire(b *testing.B, tw *timingwheel.TimingWheel) {
+	var wg sync.WaitGroup
+	f := func() { wg.Done() }
+	for i := 0; b.Loop(); i++ {
+		wg.Add(1)
+		tw.AfterFunc(time.Duration(i%16+1)*time.Millisecond, f)
+		if i%batch == batch-1 {
+			wg.Wait()
 		}
-		wg.Wait()
-	})
+	}
+	wg.Wait()
 }

@@ -1,0 +1,127 @@
+// Command table reads the output of the wheelcmp benchmarks (one or more
+// runs of each) and prints the comparison as a Markdown table: per
+// operation and N the median cpu-ns/op of the wheel, the runtime and
+// RussellLuo, the wheel's ratio to each (the median of the ratios of runs
+// taken side by side, the k-th wheel run against the k-th baseline run),
+// the target and whether it is met; then the flatness of each operation
+// from 1k to 1M (the largest of the wheel's medians over the smallest).
+//
+//	go test -run '^$' -bench . -count 3 . | tee wheels.out; go run ./table < wheels.out
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// op is one benchmark of the comparison: its name, its row label, and the
+// target ratio of the wheel to the runtime.
+type op struct {
+	name, label string
+	target      float64
+}
+
+var ops = []op{
+	{"PushCancelWarm", "push+cancel, warm (4,096 keys)", 0.5},
+	{"PushCancelCold", "push+cancel, cold (65,536 keys)", 0.5},
+	{"ReArm4096", "re-arm across 4,096 keys, in order", 1.0},
+	{"ReArm65536", "re-arm across 65,536 keys, in order", 1.0},
+	{"ReArmShuffled4096", "re-arm across 4,096 keys, shuffled", 1.0},
+	{"ReArmShuffled65536", "re-arm across 65,536 keys, shuffled", 1.0},
+	{"PushFireWarm", "push+fire, warm (4,096 keys)", 0.5},
+	{"PushFireCold", "push+fire, cold (65,536 keys)", 0.5},
+}
+
+var sizes = []string{"1000", "100000", "1000000"}
+
+var line = regexp.MustCompile(`^Benchmark(\w+)/(wheel|runtime|russellluo)/(\d+)(-\d+)?\s.*?([\d.]+) cpu-ns/op`)
+
+func main() {
+	runs := map[[3]string][]float64{} // op, impl, N -> cpu-ns of each run
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		m := line.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[5], 64)
+		if err != nil {
+			continue
+		}
+		k := [3]string{m[1], m[2], m[3]}
+		runs[k] = append(runs[k], v)
+	}
+	fmt.Println("| operation | N | wheel cpu-ns | runtime | RussellLuo | wheel / runtime | wheel / RussellLuo | target (/ runtime) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	var flat []string
+	for _, o := range ops {
+		var meds []float64
+		for j, n := range sizes {
+			w, s, r := runs[[3]string{o.name, "wheel", n}], runs[[3]string{o.name, "runtime", n}], runs[[3]string{o.name, "russellluo", n}]
+			if len(w) == 0 {
+				continue
+			}
+			meds = append(meds, median(w))
+			label := ""
+			if j == 0 {
+				label = o.label
+			}
+			ws, wr := ratio(w, s), ratio(w, r)
+			verdict := fmt.Sprintf("≤ %.1f: met", o.target)
+			if ws > o.target {
+				verdict = fmt.Sprintf("≤ %.1f: **missed** by %.2f", o.target, ws-o.target)
+			}
+			fmt.Printf("| %s | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %s |\n", label, short(n), median(w), median(s), median(r), ws, wr, verdict)
+		}
+		if len(meds) > 1 {
+			f := slices.Max(meds) / slices.Min(meds)
+			verdict := "met"
+			if f > 1.5 {
+				verdict = "**missed**"
+			}
+			flat = append(flat, fmt.Sprintf("%s %.2f× (%s)", o.label, f, verdict))
+		}
+	}
+	fmt.Println()
+	fmt.Println("Flatness 1k → 1M (the wheel's largest median over its smallest; target ≤ 1.5×):")
+	for _, f := range flat {
+		fmt.Println("-", f)
+	}
+}
+
+// ratio is the median over runs of a[k]/b[k], pairing the runs in order.
+func ratio(a, b []float64) float64 {
+	var rs []float64
+	for k := range min(len(a), len(b)) {
+		rs = append(rs, a[k]/b[k])
+	}
+	if len(rs) == 0 {
+		return 0
+	}
+	return median(rs)
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func short(n string) string {
+	switch n {
+	case "1000":
+		return "1k"
+	case "100000":
+		return "100k"
+	case "1000000":
+		return "1M"
+	}
+	return n
+}
