@@ -38,6 +38,10 @@ type Monitor struct {
 	AlarmInterval time.Duration // monitor.alarm_interval: least time between two fail alarms of a host
 	AlarmRate     int           // monitor.alarm_rate: alarms a minute over all hosts
 	MaxSkew       time.Duration // monitor.max_skew: a signed ping's time against the monitor's clock
+	SinkQueue     int           // monitor.sink_queue: alarms waiting for one sink at most
+	ProbeEvery    time.Duration // monitor.probe_every: between two probes of a fleet monitor's own sight
+	ProbeLate     time.Duration // monitor.probe_late: a probe not back this long makes it blind
+	AlertTimeout  time.Duration // monitor.alert_timeout: one alarm posted into the alert lane
 }
 
 // Engine holds the runner's settings (keys engine.*).

@@ -42,8 +42,9 @@ type FleetTLS struct {
 
 // FleetBeacon is the beacon in the fleet's bucket (keys fleet.beacon.*).
 type FleetBeacon struct {
-	Period time.Duration // fleet.beacon.period
-	Grace  time.Duration // fleet.beacon.grace
+	Period        time.Duration // fleet.beacon.period
+	Grace         time.Duration // fleet.beacon.grace
+	SafetyEntries int           // fleet.beacon.safety_entries
 }
 
 // fleetSettings join the registry after its own table (init below), so
@@ -104,6 +105,9 @@ var fleetSettings = []Setting{
 	{Key: "fleet.beacon.grace", Kind: KindDuration, Default: "30s", Min: "1s", Max: "1h",
 		Reason: "a beacon lives period + grace: a broker leader election (seconds) does not make a live host look absent",
 		field:  func(c *Config) any { return &c.Fleet.Beacon.Grace }},
+	{Key: "fleet.beacon.safety_entries", Kind: KindInt, Default: "10000", Min: "100", Max: "1000000",
+		Reason: "the beacon's safety vector is judged over the latest 10,000 ledger entries (a busy day of one host, about 2 MB kept in memory), read incrementally: the whole ledger is `wakewheel ledger report`'s",
+		field:  func(c *Config) any { return &c.Fleet.Beacon.SafetyEntries }},
 	{Key: "fleet.lanes.coalesce", Kind: KindDuration, Default: "1s", Min: "10ms", Max: "10m",
 		Reason: "a home publishes a lane's state this long after its first change: a burst of posts and acks is one publish, and fleet status is at most this far behind",
 		field:  func(c *Config) any { return &c.Fleet.Lanes.Coalesce }},

@@ -211,6 +211,18 @@ var registry = []Setting{
 	{Key: "monitor.max_skew", Kind: KindDuration, Default: "5m", Min: "1s", Max: "24h",
 		Reason: "a signed ping is accepted within 5 minutes of the monitor's clock, as Kerberos does: clocks kept by NTP agree far closer, and a replay is worth little for that long",
 		field:  func(c *Config) any { return &c.Monitor.MaxSkew }},
+	{Key: "monitor.sink_queue", Kind: KindInt, Default: "64", Min: "1", Max: "100000",
+		Reason: "each alarm sink (command, webhook, alert lane) delivers from its own queue: 64 is two minutes of alarms at monitor.alarm_rate, so only a sink stuck for longer drops (and counts) alarms, and none ever delays the next one",
+		field:  func(c *Config) any { return &c.Monitor.SinkQueue }},
+	{Key: "monitor.probe_every", Kind: KindDuration, Default: "250ms", Min: "10ms", Max: "1m",
+		Reason: "a fleet monitor probes its own sight through the broker four times a second: an absence alarms at most this much after period + grace, once a probe sent after its due time came back; each probe is one tiny core publish",
+		field:  func(c *Config) any { return &c.Monitor.ProbeEvery }},
+	{Key: "monitor.probe_late", Kind: KindDuration, Default: "1s", Min: "10ms", Max: "10m",
+		Reason: "a probe not back within a second (a round trip on a LAN is under a millisecond; a reconnect to another node well under a second) means the monitor is blind: absences are held and moved on by the blind time",
+		field:  func(c *Config) any { return &c.Monitor.ProbeLate }},
+	{Key: "monitor.alert_timeout", Kind: KindDuration, Default: "30s", Min: "1s", Max: "1h",
+		Reason: "one alarm posted into the --alert-lane retries through a stream leader election (seconds, 7.4 s measured) for this long before it is logged as not delivered; the other sinks have the alarm already",
+		field:  func(c *Config) any { return &c.Monitor.AlertTimeout }},
 
 	// agents: the last metre (hooks, runners, panes).
 	{Key: "agents.idle", Kind: KindDuration, Default: "9m", Min: "1s", Max: "1h",

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,8 +33,13 @@ type HostBeacon struct {
 	Host    string    `json:"host"`
 	Version string    `json:"version"`
 	At      time.Time `json:"at"`
-	Period  float64   `json:"period_s"`
-	TTL     float64   `json:"ttl_s"`
+	// Boot names the daemon's run (random at its start) and Seq counts its
+	// beacons: the monitor sees each beacon twice (the core subject and
+	// the bucket) and counts it once.
+	Boot   string  `json:"boot,omitempty"`
+	Seq    uint64  `json:"seq,omitempty"`
+	Period float64 `json:"period_s"`
+	TTL    float64 `json:"ttl_s"`
 	// Outbox is the number of posts queued here for other homes.
 	Outbox    int  `json:"outbox"`
 	Importing bool `json:"importing"`
@@ -43,10 +49,14 @@ type HostBeacon struct {
 	Imported    uint64 `json:"imported"`
 	Terminated  uint64 `json:"terminated"`
 	Redelivered uint64 `json:"redelivered"`
-	// Safety is the host's cut-over safety vector as far as the daemon
-	// keeps it live: wakes and no-op wakes since it started.
+	// Wakes and no-op wakes since the daemon started.
 	Wakes uint64 `json:"wakes"`
 	Noops uint64 `json:"noops"`
+	// Safety is the host's cut-over safety vector, the report of
+	// `wakewheel ledger report` over its latest ledger entries
+	// (fleet.beacon.safety_entries), as of the previous beacon; nil until
+	// the daemon has read its ledger once.
+	Safety *ob.Report `json:"safety,omitempty"`
 }
 
 // LaneView is one lane as its home reports it.
@@ -89,8 +99,14 @@ func (m *Member) armBeacon(ctx context.Context, r Runner, in time.Duration) erro
 }
 
 // sendBeacons publishes a beacon each time the handler asks, until ctx
-// ends.
+// ends, on two paths: first on the core subject BeaconSubject (a plain
+// publish: it reaches a monitor while the beacons bucket elects a new
+// leader), then as a put in the bucket (with its TTL, for `fleet status`
+// and for a monitor that starts later). The put runs on its own
+// goroutine, one at a time: a put waiting out an election never holds the
+// next core publish back.
 func (m *Member) sendBeacons(ctx context.Context) {
+	var putting atomic.Bool
 	for {
 		select {
 		case <-ctx.Done():
@@ -101,20 +117,49 @@ func (m *Member) sendBeacons(ctx context.Context) {
 			continue // the monitor notices; the next one may get through
 		}
 		b := m.beacon()
+		b.Boot, b.Seq = m.boot, m.beaconSeq.Add(1)
 		data, err := json.Marshal(b)
 		if err != nil {
 			continue
 		}
-		pctx, cancel := context.WithTimeout(ctx, opTimeout)
-		_, err = m.conn.JetStream().Publish(pctx, "$KV."+BeaconsBucket+"."+Encode(m.opts.Host), data,
-			jetstream.WithMsgTTL(m.opts.BeaconTTL()), jetstream.WithExpectStream("KV_"+BeaconsBucket))
-		cancel()
-		if err != nil {
-			m.log.Debug().Err(err).Msg("fleet: beacon not published")
-			continue
+		if err := m.conn.nc.Publish(BeaconSubject(m.opts.Host), data); err != nil {
+			m.log.Debug().Err(err).Msg("fleet: beacon not published on its subject")
 		}
-		m.beaconsSent.Add(1)
+		if !putting.CompareAndSwap(false, true) {
+			continue // the last put still waits for the bucket
+		}
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			defer putting.Store(false)
+			pctx, cancel := context.WithTimeout(ctx, opTimeout)
+			defer cancel()
+			_, err := m.conn.JetStream().Publish(pctx, "$KV."+BeaconsBucket+"."+Encode(m.opts.Host), data,
+				jetstream.WithMsgTTL(m.opts.BeaconTTL()), jetstream.WithExpectStream("KV_"+BeaconsBucket))
+			if err != nil {
+				m.log.Debug().Err(err).Msg("fleet: beacon not put in the bucket")
+				return
+			}
+			m.beaconsSent.Add(1)
+		}()
+		m.refreshSafety(ctx)
 	}
+}
+
+// refreshSafety computes the safety vector the next beacon carries (after
+// this one is on its way: reading the ledger never delays a beacon).
+func (m *Member) refreshSafety(ctx context.Context) {
+	if m.safety == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	r, err := m.safety.report(sctx)
+	if err != nil {
+		m.log.Debug().Err(err).Msg("fleet: the beacon's safety vector not computed")
+		return
+	}
+	m.lastSafety.Store(&r)
 }
 
 // beacon is this host's beacon now.
@@ -123,7 +168,7 @@ func (m *Member) beacon() HostBeacon {
 		Period: m.opts.BeaconPeriod.Seconds(), TTL: m.opts.BeaconTTL().Seconds(),
 		Outbox: m.outbox.Len(), Importing: m.importing.Load(),
 		Forwarded: m.forwarded.Load(), Imported: m.imported.Load(), Terminated: m.terminated.Load(),
-		Redelivered: m.redelivered.Load()}
+		Redelivered: m.redelivered.Load(), Safety: m.lastSafety.Load()}
 	if m.opts.Deliveries != nil {
 		wakes, noops := m.opts.Deliveries()
 		for _, n := range wakes {

@@ -25,19 +25,50 @@
 //     only then is each message acked. A message no wakewheel wrote is
 //     terminated and alerted, never retried hot.
 //   - member.go: the routing of post, open and first wait.
-//   - beacon.go: the host's beacon, put in the bucket wakewheel_beacons with
-//     a per-message TTL of period + grace, sent when the deadline
-//     fleet-beacon/<host> fires (re-armed one period on, never a ticker). It
-//     carries the version, outbox depth, import state, counters, wakes and
-//     no-op wakes.
+//   - beacon.go: the host's beacon, sent when the deadline
+//     fleet-beacon/<host> fires (re-armed one period on, never a ticker),
+//     two ways: a plain publish on the core subject wakewheel.beacon.<host>,
+//     then a put in the bucket wakewheel_beacons with a per-message TTL of
+//     period + grace (the put on a goroutine of its own, so a put waiting
+//     out a bucket election never holds the next publish). It carries the
+//     version, a run id and sequence (Boot, Seq), outbox depth, import
+//     state, counters, wakes and no-op wakes.
 //   - lanes.go: each lane's state (counts, the oldest unconsumed against its
 //     SLO) in the bucket wakewheel_lanes, published by its home on change,
 //     coalesced by the deadline fleet-lanes/<host> (never by a ticker).
-//   - watch.go: the fleet feed of `wakewheel monitor --fleet`: each beacon
-//     seen extends the monitor's own absent/<host> deadline (liveness); the
+//   - watch.go, sight.go: the fleet feed of `wakewheel monitor --fleet`:
+//     each beacon seen (on the core subject or in the bucket, counted once)
+//     extends the monitor's own absent/<host> deadline (liveness); the
 //     bucket's TTL markers only feed the log, since a marker can be late or
-//     missing when the bucket's leader dies. An unreachable broker raises
-//     monitor_blind.
+//     missing when the bucket's leader dies.
+//
+// # Why beacons also go on a core subject (the decision)
+//
+// With only the bucket, a SIGKILL of the bucket's stream leader silenced
+// every host for the election (3–10 s here), so live hosts were alarmed
+// absent with the dead one. A core NATS publish needs no stream leader: it
+// reaches every subscriber through any live node as soon as the
+// publisher's and the monitor's connections are up (a client of the killed
+// node reconnects to another in well under a second). The bucket stays
+// for what needs state: `fleet status` and a monitor that starts later
+// (the hosts' last beacons, within their TTL).
+//
+// The monitor also proves its own sight: every fleet.probe_every it
+// publishes a probe on wakewheel.monitor.probe.<id> and waits for it. An
+// absence alarms only once a probe sent after its due time has come back
+// (so a silence in the moment before the monitor notices its own
+// blindness is never taken for an absence: at most one probe interval
+// later than period + grace); a probe not back within fleet.probe_late, or
+// a dropped connection, makes the monitor blind from its last confirmed
+// sight: the absences falling due are held, and when it sees again every
+// pending absence moves on by the blind time, so a host is absent after
+// period + grace of silence the monitor could observe. The really dead
+// host is then alarmed period + grace + the blind time after its last
+// beacon (the monitor's /status reports the blind spells and their
+// total). A spell longer than period + grace also raises monitor_blind.
+// Left as it is: a monitor whose node is cut from the other nodes (its
+// own probe still comes back) sees the hosts beyond the cut as absent;
+// run the monitor beside a node of the majority, or two monitors.
 //   - status.go: the member's own state (GET /v1/fleet) and the fleet's as
 //     the broker shows it (`wakewheel fleet status`).
 //

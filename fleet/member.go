@@ -46,6 +46,12 @@ type MemberOptions struct {
 	Deliveries func() (wakes, noops map[string]uint64)
 	// SLO, when set, is the urgency SLO of a class (for fleet status).
 	SLO func(ob.Class) time.Duration
+	// Ledger, when set, reads the local ledger: the beacon then carries
+	// the safety vector (judged against SLOs) of its latest SafetyEntries
+	// entries (safety.go).
+	Ledger        LedgerPage
+	SLOs          ob.SLOs
+	SafetyEntries int
 	// Check, when set, applies the local post rules to a post bound for
 	// another home before it is queued (a rejected post is refused here,
 	// not terminated there).
@@ -75,6 +81,10 @@ type Member struct {
 	forwarded, imported, terminated, redelivered atomic.Uint64
 	importing                                    atomic.Bool
 	beaconsSent                                  atomic.Uint64
+	boot                                         string // this run, in the beacons
+	beaconSeq                                    atomic.Uint64
+	safety                                       *safetyTail // nil: no ledger
+	lastSafety                                   atomic.Pointer[ob.Report]
 
 	runner     atomic.Pointer[Runner]
 	beacons    chan struct{}
@@ -101,7 +111,10 @@ func NewMember(opts MemberOptions, local Local, db Store) (*Member, error) {
 	}
 	m := &Member{opts: opts, log: opts.Log, conn: conn, local: local, db: db,
 		localLanes: map[string]bool{}, unclaimed: map[string]bool{}, dirty: map[string]bool{},
-		beacons: make(chan struct{}, 1), lanesKick: make(chan struct{}, 1)}
+		beacons: make(chan struct{}, 1), lanesKick: make(chan struct{}, 1), boot: randomID()}
+	if opts.Ledger != nil {
+		m.safety = newSafetyTail(opts.Ledger, opts.SLOs, opts.SafetyEntries)
+	}
 	if m.homes, err = OpenHomes(conn, db, opts.Host); err != nil {
 		conn.Close()
 		return nil, err
@@ -313,4 +326,11 @@ func newID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return "auto-" + hex.EncodeToString(b[:])
+}
+
+// randomID names one run of a daemon or monitor.
+func randomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -72,6 +72,11 @@ type LaneSummary struct {
 	Home string `json:"home"`
 	LaneView
 	Reported bool `json:"reported"` // the home published the lane's state
+	// Waiting is what the stream holds for the lane beyond its home's
+	// import ack floor: posted elsewhere, not imported yet (waiting.go).
+	Waiting uint64 `json:"waiting_in_broker"`
+	// WaitingError says why Waiting could not be read ("" when it was).
+	WaitingError string `json:"waiting_error,omitempty"`
 	// Oldest unconsumed human or peer obligation, against its SLO.
 	Oldest  time.Time `json:"oldest,omitzero"`
 	SLO     float64   `json:"slo_s,omitempty"`
@@ -124,6 +129,20 @@ func ReadFleet(ctx context.Context, c *Conn, now time.Time) (FleetStatus, error)
 	}); err != nil {
 		return st, err
 	}
+	waiting := map[string]map[string]uint64{} // home → lane → count
+	waitErr := map[string]string{}
+	for i := range st.Lanes {
+		l := &st.Lanes[i]
+		if _, done := waiting[l.Home]; !done && waitErr[l.Home] == "" {
+			w, err := waitingByLane(ctx, c, l.Home)
+			if err != nil {
+				waitErr[l.Home] = err.Error()
+			} else {
+				waiting[l.Home] = w
+			}
+		}
+		l.Waiting, l.WaitingError = waiting[l.Home][l.Lane], waitErr[l.Home]
+	}
 	for host, h := range byHost {
 		if ci, err := c.js.Consumer(ctx, StreamName, ConsumerName(host)); err == nil {
 			if info, err := ci.Info(ctx); err == nil {
@@ -167,10 +186,15 @@ func (st FleetStatus) Text() string {
 		fmt.Fprintf(&b, "%-16s %-8s %-10s %-8d %-9v %-8d %-10s %s\n", h.Host, fmt.Sprintf("%.1fs", h.AgeSeconds), h.Version,
 			h.Outbox, h.Importing, h.Waiting, fmt.Sprintf("%d/%d", h.Wakes, h.Noops), note)
 	}
-	fmt.Fprintf(&b, "\n%-24s %-16s %-6s %-9s %-22s %s\n", "LANE", "HOME", "HEAD", "CONSUMED", "UNCONSUMED h/p/d/a", "OLDEST (against its SLO)")
+	safetyText(&b, st.Hosts)
+	fmt.Fprintf(&b, "\n%-24s %-16s %-6s %-9s %-22s %-8s %s\n", "LANE", "HOME", "HEAD", "CONSUMED", "UNCONSUMED h/p/d/a", "WAITING", "OLDEST (against its SLO)")
 	for _, l := range st.Lanes {
+		waiting := fmt.Sprint(l.Waiting)
+		if l.WaitingError != "" {
+			waiting = "?"
+		}
 		if !l.Reported {
-			fmt.Fprintf(&b, "%-24s %-16s %s\n", l.Lane, l.Home, "(its home has not published it)")
+			fmt.Fprintf(&b, "%-24s %-16s %-6s %-9s %-22s %-8s %s\n", l.Lane, l.Home, "-", "-", "-", waiting, "(its home has not published it)")
 			continue
 		}
 		u := l.Unconsumed
@@ -181,8 +205,40 @@ func (st FleetStatus) Text() string {
 				oldest += " OVER SLO"
 			}
 		}
-		fmt.Fprintf(&b, "%-24s %-16s %-6d %-9d %-22s %s\n", l.Lane, l.Home, l.Head, l.Consumed,
-			fmt.Sprintf("%d/%d/%d/%d", u.Human, u.Peer, u.Digest, u.Alert), oldest)
+		fmt.Fprintf(&b, "%-24s %-16s %-6d %-9d %-22s %-8s %s\n", l.Lane, l.Home, l.Head, l.Consumed,
+			fmt.Sprintf("%d/%d/%d/%d", u.Human, u.Peer, u.Digest, u.Alert), waiting, oldest)
+	}
+	for _, l := range st.Lanes {
+		if l.WaitingError != "" {
+			fmt.Fprintf(&b, "waiting in the broker for %s unknown: %s\n", l.Home, l.WaitingError)
+			break
+		}
 	}
 	return b.String()
+}
+
+// safetyText renders each host's safety vector: its verdict, and every
+// check with its value against its limit (the failing ones marked).
+func safetyText(b *strings.Builder, hosts []HostView) {
+	fmt.Fprintf(b, "\n%-16s %-8s %s\n", "HOST", "SAFETY", "CHECKS (value/limit over the latest ledger entries; ! fails)")
+	for _, h := range hosts {
+		if h.Safety == nil {
+			fmt.Fprintf(b, "%-16s %-8s %s\n", h.Host, "-", "(not in its beacon yet)")
+			continue
+		}
+		verdict := "pass"
+		if !h.Safety.Pass {
+			verdict = "FAIL"
+		}
+		var checks []string
+		for _, m := range h.Safety.Metrics {
+			mark := ""
+			if !m.Pass {
+				mark = "!"
+			}
+			checks = append(checks, fmt.Sprintf("%s%s=%s/%s", mark, m.Label(), m.Short(m.Value), m.Short(m.Limit)))
+		}
+		fmt.Fprintf(b, "%-16s %-8s %d posts, %d consumed, %d unconsumed; %s\n", h.Host, verdict,
+			h.Safety.Posts, h.Safety.Consumed, h.Safety.Unconsumed, strings.Join(checks, " "))
+	}
 }

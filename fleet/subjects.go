@@ -15,7 +15,19 @@ const (
 	BeaconsBucket = "wakewheel_beacons"
 	LanesBucket   = "wakewheel_lanes"
 	subjectRoot   = "wakewheel.ob"
+	beaconRoot    = "wakewheel.beacon"
+	probeRoot     = "wakewheel.monitor.probe"
 )
+
+// BeaconSubject is the core NATS subject a host's beacon is also published
+// on, beside its put in the beacons bucket: plain publish and subscribe,
+// with no stream leader in the way, so a bucket leader election does not
+// silence the beacons (watch.go).
+func BeaconSubject(host string) string { return beaconRoot + "." + Encode(host) }
+
+// ProbeSubject is where a fleet monitor sends the probes that prove its
+// own sight; id tells two monitors apart.
+func ProbeSubject(id string) string { return probeRoot + "." + Encode(id) }
 
 // errBadToken: a subject token or bucket key that no Encode produced.
 var errBadToken = errors.New("fleet: not an encoded name")

@@ -3,9 +3,9 @@ package fleet
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/internal/clock"
@@ -13,52 +13,153 @@ import (
 )
 
 // BlindReason is the alarm reason of a fleet monitor that cannot see the
-// beacons bucket.
+// beacons.
 const BlindReason = "monitor_blind"
+
+// Defaults of the monitor's sight probe (registered as fleet.probe_every
+// and fleet.probe_late; configs says why).
+const (
+	DefaultProbeEvery = 250 * time.Millisecond
+	DefaultProbeLate  = time.Second
+)
 
 // WatchOptions configure the fleet feed of `wakewheel monitor --fleet`.
 type WatchOptions struct {
-	// BlindAfter is how long the broker may be unreachable before the
-	// monitor alarms that it is blind (period + grace of the monitor).
+	// BlindAfter is how long the monitor may be blind before it alarms
+	// that it is (period + grace of the monitor).
 	BlindAfter time.Duration
-	Clock      clock.Clock
-	Log        zerolog.Logger
+	// ProbeEvery is the time between two probes of the monitor's own
+	// sight; a probe not back within ProbeLate makes it blind.
+	ProbeEvery, ProbeLate time.Duration
+	Clock                 clock.Clock
+	Log                   zerolog.Logger
 }
 
-// WatchBeacons feeds m from the fleet's beacons bucket until ctx ends:
-// every beacon a host puts extends the monitor's own absent/<host>
-// deadline. The bucket's TTL markers only feed the log: a marker can come
-// late or never when the bucket's leader dies, so absence is the
-// monitor's deadline, not the broker's. While the broker is unreachable
-// for longer than BlindAfter, the monitor raises monitor_blind once, and
-// "recovered" when it sees again.
+// feedEvent is one thing the broker handed the feed: a beacon (from the
+// core subject or the bucket) or the echo of one of its own probes.
+type feedEvent struct {
+	beacon  *HostBeacon
+	echo    time.Time // the probe's send time
+	initial bool      // a bucket value from before the watch started
+	created time.Time // its time in the bucket
+}
+
+// WatchBeacons feeds m from the fleet's beacons until ctx ends. A beacon
+// comes two ways: on the core subject BeaconSubject, which needs no
+// stream leader and so keeps flowing while the beacons bucket elects one
+// (the SIGKILL of its leader silenced every host for seconds), and as a
+// bucket update, which also gives a monitor that starts the hosts' last
+// beacons. Each beacon (counted once: Boot and Seq) extends the monitor's
+// own absent/<host> deadline; the bucket's TTL markers only feed the log.
+//
+// The feed also watches its own sight (sight.go): it probes itself
+// through the broker every ProbeEvery, tells the monitor each confirmed
+// sight (so an absence alarms only once the monitor could have seen the
+// beacon it lacks), and when a probe is not back within ProbeLate or the
+// connection is down, it declares the monitor blind from its last
+// confirmed sight: the absences that fall due meanwhile are held, and
+// moved on by the blind spell when sight returns. A blind spell longer
+// than BlindAfter raises monitor_blind once, and "recovered" after.
 func WatchBeacons(ctx context.Context, conn *Conn, m *liveness.Monitor, o WatchOptions) {
-	var downSince time.Time
-	blind := false
-	check := func() {
-		now := o.Clock.Now()
-		if conn.Up() {
-			if blind {
-				m.Raise(liveness.Alarm{Host: "broker", Reason: "recovered", At: now,
-					Message: fmt.Sprintf("the fleet monitor sees the broker again after %s", now.Sub(downSince).Round(time.Millisecond))})
-			}
-			downSince, blind = time.Time{}, false
-			return
-		}
-		if downSince.IsZero() {
-			downSince = now
-		}
-		if !blind && now.Sub(downSince) >= o.BlindAfter {
-			blind = true
-			m.Raise(liveness.Alarm{Host: "broker", Reason: BlindReason, LastSeen: downSince, At: now,
-				Message: fmt.Sprintf("the fleet monitor cannot reach the broker (%s) for %s: absences it reports may be its own blindness; the HTTP beacons still count",
-					conn.Options().URL, now.Sub(downSince).Round(time.Millisecond))})
+	if o.ProbeEvery <= 0 {
+		o.ProbeEvery = DefaultProbeEvery
+	}
+	if o.ProbeLate <= 0 {
+		o.ProbeLate = DefaultProbeLate
+	}
+	events := make(chan feedEvent, 1024)
+	offer := func(e feedEvent) {
+		select {
+		case events <- e:
+		default:
+			o.Log.Warn().Msg("fleet monitor: the feed is behind; a beacon or probe was dropped")
 		}
 	}
+	id := randomID()
+	bsub, err := conn.nc.Subscribe(beaconRoot+".*", func(msg *nats.Msg) {
+		if b, ok := decodeBeacon(msg.Subject[len(beaconRoot)+1:], msg.Data, o.Log); ok {
+			offer(feedEvent{beacon: &b})
+		}
+	})
+	if err != nil {
+		o.Log.Error().Err(err).Msg("fleet monitor: subscribing to the beacons")
+	} else {
+		defer func() { _ = bsub.Unsubscribe() }()
+	}
+	psub, err := conn.nc.Subscribe(ProbeSubject(id), func(msg *nats.Msg) {
+		var sent time.Time
+		if sent.UnmarshalText(msg.Data) == nil {
+			offer(feedEvent{echo: sent})
+		}
+	})
+	if err != nil {
+		o.Log.Error().Err(err).Msg("fleet monitor: subscribing to its probe")
+	} else {
+		defer func() { _ = psub.Unsubscribe() }()
+	}
+	kvDone := make(chan struct{})
+	go func() { defer close(kvDone); watchBucket(ctx, conn, o, offer) }()
+	defer func() { <-kvDone }()
+
+	s := newSight(m, conn, o)
+	last := map[string]HostBeacon{} // host → the last beacon counted
+	tick := o.Clock.NewTimer(0)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C():
+			now := o.Clock.Now()
+			if data, err := now.MarshalText(); err == nil {
+				_ = conn.nc.Publish(ProbeSubject(id), data) // fails while disconnected: the sight check sees it
+			}
+			s.check(ctx, now)
+			tick.Reset(o.ProbeEvery)
+		case e := <-events:
+			if e.beacon == nil {
+				s.echo(ctx, o.Clock.Now(), e.echo)
+				continue
+			}
+			b := *e.beacon
+			if p, ok := last[b.Host]; ok && b.Boot != "" && p.Boot == b.Boot && b.Seq <= p.Seq {
+				continue // seen on the other path already
+			}
+			// A value from before the watch started is a beacon only if
+			// it is still within its TTL: a host dead before the monitor
+			// started must not be given a fresh window by its last words.
+			if e.initial && o.Clock.Now().Sub(e.created) > time.Duration(b.TTL*float64(time.Second)) {
+				continue
+			}
+			last[b.Host] = b
+			if err := m.Beacon(ctx, b.Host, "success", ""); err != nil {
+				o.Log.Warn().Err(err).Str("host", b.Host).Msg("fleet monitor: recording a beacon")
+			}
+		}
+	}
+}
+
+// decodeBeacon reads a beacon published under the encoded host name tok.
+func decodeBeacon(tok string, data []byte, log zerolog.Logger) (HostBeacon, bool) {
+	host, err := Decode(tok)
+	if err != nil {
+		log.Warn().Str("key", tok).Msg("fleet monitor: a beacon under a name no member wrote")
+		return HostBeacon{}, false
+	}
+	var b HostBeacon
+	if err := json.Unmarshal(data, &b); err != nil || b.Host != host {
+		log.Warn().Str("key", tok).Msg("fleet monitor: a beacon that does not decode")
+		return HostBeacon{}, false
+	}
+	return b, true
+}
+
+// watchBucket follows the beacons bucket, again after every drop, until
+// ctx ends.
+func watchBucket(ctx context.Context, conn *Conn, o WatchOptions, offer func(feedEvent)) {
 	for ctx.Err() == nil {
-		check()
 		if conn.Up() {
-			watchOnce(ctx, conn, m, o, check)
+			watchOnce(ctx, conn, o, offer)
 		}
 		t := o.Clock.NewTimer(250 * time.Millisecond)
 		select {
@@ -70,7 +171,7 @@ func WatchBeacons(ctx context.Context, conn *Conn, m *liveness.Monitor, o WatchO
 }
 
 // watchOnce follows the bucket until the connection drops or ctx ends.
-func watchOnce(ctx context.Context, conn *Conn, m *liveness.Monitor, o WatchOptions, check func()) {
+func watchOnce(ctx context.Context, conn *Conn, o WatchOptions, offer func(feedEvent)) {
 	kv, err := conn.KV(ctx, BeaconsBucket)
 	if err != nil {
 		o.Log.Debug().Err(err).Msg("fleet monitor: beacons bucket")
@@ -92,7 +193,6 @@ func watchOnce(ctx context.Context, conn *Conn, m *liveness.Monitor, o WatchOpti
 			t.Stop()
 			return
 		case <-t.C():
-			check()
 			if !conn.Up() {
 				return
 			}
@@ -106,34 +206,14 @@ func watchOnce(ctx context.Context, conn *Conn, m *liveness.Monitor, o WatchOpti
 				initial = false
 				continue
 			}
-			seen(ctx, m, o, e, initial)
+			if e.Operation() != jetstream.KeyValuePut {
+				o.Log.Info().Str("key", e.Key()).Str("op", e.Operation().String()).
+					Msg("fleet monitor: the broker expired a beacon (the monitor's own deadline decides absence)")
+				continue
+			}
+			if b, ok := decodeBeacon(e.Key(), e.Value(), o.Log); ok {
+				offer(feedEvent{beacon: &b, initial: initial, created: e.Created()})
+			}
 		}
-	}
-}
-
-// seen hands one bucket entry to the monitor.
-func seen(ctx context.Context, m *liveness.Monitor, o WatchOptions, e jetstream.KeyValueEntry, initial bool) {
-	host, err := Decode(e.Key())
-	if err != nil {
-		o.Log.Warn().Str("key", e.Key()).Msg("fleet monitor: a beacon under a key no member wrote")
-		return
-	}
-	if e.Operation() != jetstream.KeyValuePut {
-		o.Log.Info().Str("host", host).Str("op", e.Operation().String()).Msg("fleet monitor: the broker expired a beacon (the monitor's own deadline decides absence)")
-		return
-	}
-	var b HostBeacon
-	if err := json.Unmarshal(e.Value(), &b); err != nil || b.Host != host {
-		o.Log.Warn().Str("key", e.Key()).Msg("fleet monitor: a beacon that does not decode")
-		return
-	}
-	// A value from before the watch started is a beacon only if it is
-	// still within its TTL: a host dead before the monitor started must
-	// not be given a fresh window by its last words.
-	if initial && o.Clock.Now().Sub(e.Created()) > time.Duration(b.TTL*float64(time.Second)) {
-		return
-	}
-	if err := m.Beacon(ctx, host, "success", ""); err != nil {
-		o.Log.Warn().Err(err).Str("host", host).Msg("fleet monitor: recording a beacon")
 	}
 }

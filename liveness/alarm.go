@@ -31,18 +31,14 @@ type Alarm struct {
 }
 
 // Raise sends an alarm that is not about one host's beacons (a feed that
-// went blind) to every sink, from its own goroutine; Wait waits for it.
-func (m *Monitor) Raise(a Alarm) {
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		m.raise(a)
-	}()
-}
+// went blind) to every sink.
+func (m *Monitor) Raise(a Alarm) { m.raise(a) }
 
-// raise sends a to every sink: the log, the alarm command, the webhook.
-// Each sink is tried once, with a timeout; a failing sink is logged and
-// does not stop the others.
+// raise records a, logs it and queues it for every other sink (the alarm
+// command, the webhook, the feed's sink), each of which delivers from its
+// own goroutine with a timeout (sinks.go): raise never waits for a sink,
+// so a slow one cannot delay the next alarm. A sink whose queue is full
+// drops the alarm, counts it (SinkStatus.Dropped) and says so in the log.
 func (m *Monitor) raise(a Alarm) {
 	m.mu.Lock()
 	m.alarms = append(m.alarms, a)
@@ -56,34 +52,50 @@ func (m *Monitor) raise(a Alarm) {
 		ev = log.Warn()
 	}
 	ev.Str("host", a.Host).Str("reason", a.Reason).Time("last_seen", a.LastSeen).Msg("alarm: " + a.Message)
+	if full := m.sinks.offer(a); len(full) > 0 {
+		log.Error().Strs("sinks", full).Str("host", a.Host).Str("reason", a.Reason).Int("queue", m.opts.SinkQueue).
+			Msg("alarm dropped by sinks whose queue is full (they are slower than the alarms; see /status sinks)")
+	}
+}
 
+// newSinks starts a goroutine and a queue for each configured sink.
+func (m *Monitor) newSinks() {
+	failed := func(name string, a Alarm, err error) {
+		m.opts.Logger.Error().Err(err).Str("sink", name).Str("host", a.Host).Str("reason", a.Reason).Msg("alarm sink failed")
+	}
+	add := func(name string, deliver func(Alarm) error) {
+		m.sinks.list = append(m.sinks.list, newSink(name, m.opts.SinkQueue, deliver, failed))
+	}
 	if m.opts.AlarmCmd != "" {
-		res := supervise.Run(context.Background(), supervise.Command{
-			Line:    m.opts.AlarmCmd,
-			Timeout: m.opts.Timeout,
-			Env: append(os.Environ(),
-				"WAKEWHEEL_ALARM_HOST="+a.Host,
-				"WAKEWHEEL_ALARM_REASON="+a.Reason,
-				"WAKEWHEEL_ALARM_MESSAGE="+a.Message,
-				"WAKEWHEEL_ALARM_LAST_SEEN="+stamp(a.LastSeen),
-				"WAKEWHEEL_ALARM_AT="+stamp(a.At),
-			),
-			OutputCap: maxAlarmOutput,
-		})
-		if res.Err != nil {
-			log.Error().Err(res.Err).Str("host", a.Host).Int("exit", res.ExitCode).Msg("alarm command failed")
-		}
+		add("command", m.runCommand)
 	}
 	if m.opts.Webhook != "" {
-		if err := m.post(a); err != nil {
-			log.Error().Err(err).Str("host", a.Host).Str("webhook", m.opts.Webhook).Msg("alarm webhook failed")
-		}
+		add("webhook", m.post)
 	}
 	if m.opts.Sink != nil {
-		if err := m.opts.Sink(a); err != nil {
-			log.Error().Err(err).Str("host", a.Host).Msg("alarm sink failed")
-		}
+		add("feed", m.opts.Sink)
 	}
+}
+
+// runCommand runs the operator's alarm command for a, within the timeout
+// (its whole process group dies at it).
+func (m *Monitor) runCommand(a Alarm) error {
+	res := supervise.Run(context.Background(), supervise.Command{
+		Line:    m.opts.AlarmCmd,
+		Timeout: m.opts.Timeout,
+		Env: append(os.Environ(),
+			"WAKEWHEEL_ALARM_HOST="+a.Host,
+			"WAKEWHEEL_ALARM_REASON="+a.Reason,
+			"WAKEWHEEL_ALARM_MESSAGE="+a.Message,
+			"WAKEWHEEL_ALARM_LAST_SEEN="+stamp(a.LastSeen),
+			"WAKEWHEEL_ALARM_AT="+stamp(a.At),
+		),
+		OutputCap: maxAlarmOutput,
+	})
+	if res.Err != nil {
+		return fmt.Errorf("alarm command (exit %d): %w", res.ExitCode, res.Err)
+	}
+	return nil
 }
 
 func (m *Monitor) post(a Alarm) error {

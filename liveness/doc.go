@@ -22,10 +22,19 @@
 //     AlarmInterval), and all alarms together held to AlarmRate a minute;
 //     the excess is counted in the next alarm or a summary (the deadline
 //     alarm-summary).
-//   - Alarms (alarm.go): one alarm per absence, a fail beacon at once, and
-//     a "recovered" alarm when an absent host beacons again; each goes to
-//     the log, the operator's alarm command and the webhook, each sink
-//     tried once with a timeout, a failing sink never stopping the others.
+//   - Alarms (alarm.go, sinks.go): one alarm per absence, a fail beacon at
+//     once, and a "recovered" alarm when an absent host beacons again; each
+//     is logged, then queued for each other sink (the operator's alarm
+//     command, the webhook, the feed's sink), each with a bounded queue and
+//     a goroutine of its own, tried once with a timeout: a slow sink never
+//     delays the next alarm nor the other sinks; an alarm beyond a full
+//     queue is dropped, counted (/status sinks) and logged.
+//   - Sight (blind.go): a feed that can lose its view (the fleet's broker)
+//     confirms its sight (Seeing) and says when it is blind (Blind,
+//     Sighted). A feed host's absence alarms only once sight is confirmed
+//     after its due time; while blind, absences are held, and on Sighted
+//     every pending one moves on by the blind time. Hosts last seen over
+//     HTTP are never held.
 //
 // # Invariants
 //
@@ -34,8 +43,10 @@
 //     now, and timeouts of external work are contexts.
 //   - An absence alarms exactly once, period + grace after the last beacon
 //     (at most one wheel tick late); the next beacon re-arms the window.
-//   - A ping or an alarm never blocks the runner's loop, and a failing sink
-//     is logged, never retried in a loop.
+//   - A ping or an alarm never blocks the runner's loop or its worker, and a
+//     failing sink is logged, never retried in a loop.
+//   - An absence of a feed host is alarmed only after period + grace of
+//     silence the feed could observe.
 //
 // # Registered numbers
 //
@@ -46,6 +57,7 @@
 //	DefaultAlarmInterval 1 m   monitor.alarm_interval
 //	DefaultAlarmRate    30/min monitor.alarm_rate
 //	DefaultMaxSkew      5 m    monitor.max_skew
+//	DefaultSinkQueue    64     monitor.sink_queue
 //
 // # Imports
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // The monitor's alarm command that leaves a grandchild sleeping forever:
-// at its timeout the whole group dies, and raise returns.
+// at its timeout the whole group dies, and the delivery returns.
 func TestAlarmCommandTimeoutKillsItsGrandchild(t *testing.T) {
 	line, grandchild := supervisetest.Grandchild(t)
 	m, err := NewMonitor(MonitorOptions{Period: time.Minute, Grace: time.Minute, AlarmCmd: line,
@@ -20,7 +20,7 @@ func TestAlarmCommandTimeoutKillsItsGrandchild(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		m.raise(Alarm{Host: "web1", Reason: "absent", Message: "no beacon"})
+		_ = m.runCommand(Alarm{Host: "web1", Reason: "absent", Message: "no beacon"})
 	}()
 	pid := grandchild()
 	select {

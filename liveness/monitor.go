@@ -74,6 +74,9 @@ type MonitorOptions struct {
 	// all hosts (default DefaultAlarmRate). See limiter.go.
 	AlarmInterval time.Duration
 	AlarmRate     int
+	// SinkQueue is how many alarms may wait for one sink (default
+	// DefaultSinkQueue); beyond it a sink drops and counts them.
+	SinkQueue int
 }
 
 // HostStatus is what the monitor knows of one host.
@@ -84,6 +87,8 @@ type HostStatus struct {
 	LastSignal string    `json:"last_signal,omitempty"` // success, start or fail
 	AbsentAt   time.Time `json:"absent_at"`             // when silence alarms
 	Down       bool      `json:"down"`
+	Via        string    `json:"via,omitempty"`  // ViaHTTP or ViaFeed: where the last beacon came from
+	Held       bool      `json:"held,omitempty"` // its absence fell due while the feed was blind (blind.go)
 }
 
 // Monitor is the receiving end of the beacons: each beacon of a host
@@ -102,7 +107,14 @@ type Monitor struct {
 	lastAuth map[string]int64 // host → time (unix ms) of its last signed ping accepted
 	limit    *limiter
 	summary  bool // a summary deadline is pending
-	wg       sync.WaitGroup
+	sinks    sinks
+
+	// The feed's sight (blind.go): blind since blindSince (zero: it sees).
+	blindSince    time.Time
+	blindEpisodes int
+	blindTotal    time.Duration
+	gated         bool      // the feed confirms its sight (Seeing)
+	lastSight     time.Time // the latest time it confirmed
 
 	refused atomic.Uint64 // pings refused (unauthenticated, unknown host, over the host cap)
 }
@@ -135,8 +147,13 @@ func NewMonitor(opts MonitorOptions) (*Monitor, error) {
 	if opts.AlarmRate <= 0 {
 		opts.AlarmRate = DefaultAlarmRate
 	}
-	return &Monitor{opts: opts, hosts: map[string]*HostStatus{}, lastAuth: map[string]int64{},
-		limit: newLimiter(opts.AlarmInterval, opts.AlarmRate)}, nil
+	if opts.SinkQueue <= 0 {
+		opts.SinkQueue = DefaultSinkQueue
+	}
+	m := &Monitor{opts: opts, hosts: map[string]*HostStatus{}, lastAuth: map[string]int64{},
+		limit: newLimiter(opts.AlarmInterval, opts.AlarmRate)}
+	m.newSinks()
+	return m, nil
 }
 
 // Register adds the absence and alarm-summary handlers to the monitor's
@@ -153,8 +170,12 @@ func (m *Monitor) Attach(r Runner) {
 	m.mu.Unlock()
 }
 
-// Wait waits for alarm sinks still running.
-func (m *Monitor) Wait() { m.wg.Wait() }
+// Wait delivers the alarms still queued for the sinks and ends the sinks:
+// the monitor raises no more alarms to them afterwards.
+func (m *Monitor) Wait() { m.sinks.close() }
+
+// Sinks reports each alarm sink's deliveries, failures and drops.
+func (m *Monitor) Sinks() []SinkStatus { return m.sinks.status() }
 
 // Expect starts the absence window of hosts that have not beaconed yet, so
 // a host that never shows up alarms too.
@@ -174,8 +195,8 @@ func (m *Monitor) Expect(ctx context.Context, hosts []string) error {
 	})
 }
 
-// Beacon records a beacon of host: signal is "success", "start" or "fail";
-// body is the sender's message (for a fail).
+// Beacon records a beacon of host that came through the feed: signal is
+// "success", "start" or "fail"; body is the sender's message (for a fail).
 func (m *Monitor) Beacon(ctx context.Context, host, signal, body string) error {
 	if err := checkHost(host); err != nil {
 		return err
@@ -183,22 +204,17 @@ func (m *Monitor) Beacon(ctx context.Context, host, signal, body string) error {
 	var raise []Alarm
 	err := m.do(ctx, func(e *scheduler.Engine, now time.Time) error {
 		var err error
-		raise, err = m.seen(e, now, host, signal, body)
+		raise, err = m.seen(e, now, host, ViaFeed, signal, body)
 		return err
 	})
 	m.raiseAll(raise)
 	return err
 }
 
-// raiseAll sends alarms the limiter let through, each from its own
-// goroutine.
+// raiseAll sends alarms the limiter let through.
 func (m *Monitor) raiseAll(alarms []Alarm) {
 	for _, a := range alarms {
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			m.raise(a)
-		}()
+		m.raise(a)
 	}
 }
 
@@ -216,7 +232,7 @@ func (m *Monitor) do(ctx context.Context, fn func(e *scheduler.Engine, now time.
 
 // seen extends host's absence window at now and returns the alarms the
 // beacon raises (a fail; a host back from absence). It runs on the loop.
-func (m *Monitor) seen(e *scheduler.Engine, now time.Time, host, signal, body string) ([]Alarm, error) {
+func (m *Monitor) seen(e *scheduler.Engine, now time.Time, host, via, signal, body string) ([]Alarm, error) {
 	hs, err := m.extend(e, now, host)
 	if err != nil {
 		return nil, err
@@ -233,7 +249,7 @@ func (m *Monitor) seen(e *scheduler.Engine, now time.Time, host, signal, body st
 		out = append(out, Alarm{Host: host, Reason: "fail", LastSeen: now, At: now, Message: body})
 	}
 	hs.Beacons++
-	hs.LastSeen, hs.LastSignal = now, signal
+	hs.LastSeen, hs.LastSignal, hs.Via, hs.Held = now, signal, via, false
 	return m.admitLocked(e, now, out), nil
 }
 
@@ -296,19 +312,16 @@ func (m *Monitor) handler() scheduler.Handler {
 		m.mu.Lock()
 		hs := m.hosts[host]
 		if hs == nil { // reloaded from a persisted monitor store
-			hs = &HostStatus{Host: host}
+			hs = &HostStatus{Host: host, AbsentAt: f.Deadline.At}
 			m.hosts[host] = hs
 		}
-		hs.Down = true
-		last := hs.LastSeen
-		m.mu.Unlock()
-		msg := fmt.Sprintf("no beacon from %s for %s (period %s + grace %s)", host,
-			f.Now.Sub(last).Round(time.Millisecond), m.opts.Period, m.opts.Grace)
-		if last.IsZero() {
-			msg = fmt.Sprintf("no beacon from %s since the monitor started (period %s + grace %s)", host, m.opts.Period, m.opts.Grace)
+		// A firing taken before a beacon or Sighted moved the deadline is
+		// stale; one due while the feed is blind is held (blind.go).
+		if hs.AbsentAt.After(f.Deadline.At) || m.holdLocked(hs, f.Deadline.At) {
+			m.mu.Unlock()
+			return scheduler.Succeeded()
 		}
-		m.mu.Lock()
-		out := m.admitLocked(nil, f.Now, []Alarm{{Host: host, Reason: "absent", LastSeen: last, At: f.Now, Message: msg}})
+		out := m.admitLocked(nil, f.Now, []Alarm{m.absentLocked(hs, f.Now)})
 		arm := m.limit.dropped > 0 && !m.summary
 		m.mu.Unlock()
 		if arm { // best effort: a suppressed alarm is also reported by the next one sent
@@ -324,6 +337,28 @@ func (m *Monitor) handler() scheduler.Handler {
 		}
 		return scheduler.Succeeded()
 	}
+}
+
+// absentLocked marks hs down and returns its absence alarm at now (m.mu
+// is held).
+func (m *Monitor) absentLocked(hs *HostStatus, now time.Time) Alarm {
+	hs.Down = true
+	msg := fmt.Sprintf("no beacon from %s for %s (period %s + grace %s)", hs.Host,
+		now.Sub(hs.LastSeen).Round(time.Millisecond), m.opts.Period, m.opts.Grace)
+	if hs.LastSeen.IsZero() {
+		msg = fmt.Sprintf("no beacon from %s since the monitor started (period %s + grace %s)", hs.Host, m.opts.Period, m.opts.Grace)
+	}
+	return Alarm{Host: hs.Host, Reason: "absent", LastSeen: hs.LastSeen, At: now, Message: msg}
+}
+
+// sortedLocked is the hosts in name order (m.mu is held).
+func (m *Monitor) sortedLocked() []*HostStatus {
+	out := make([]*HostStatus, 0, len(m.hosts))
+	for _, hs := range m.hosts {
+		out = append(out, hs)
+	}
+	slices.SortFunc(out, func(a, b *HostStatus) int { return strings.Compare(a.Host, b.Host) })
+	return out
 }
 
 // summaryHandler sends the report of the alarms the rate limit suppressed
@@ -385,7 +420,7 @@ func (m *Monitor) ping(ctx context.Context, host, signal, auth, body string) err
 			m.mu.Unlock()
 		}
 		var err error
-		raise, err = m.seen(e, now, host, signal, body)
+		raise, err = m.seen(e, now, host, ViaHTTP, signal, body)
 		return err
 	})
 	if errors.Is(err, ErrUnauthenticated) || errors.Is(err, ErrTooManyHosts) {
@@ -470,7 +505,9 @@ func (m *Monitor) Handler() http.Handler {
 			Hosts   []HostStatus `json:"hosts"`
 			Alarms  []Alarm      `json:"alarms"`
 			Refused uint64       `json:"refused"`
-		}{m.Hosts(), m.Alarms(), m.Refused()})
+			Sinks   []SinkStatus `json:"sinks"`
+			Sight   SightStatus  `json:"sight"`
+		}{m.Hosts(), m.Alarms(), m.Refused(), m.Sinks(), m.Sight()})
 	})
 	return mux
 }

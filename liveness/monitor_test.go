@@ -100,7 +100,7 @@ func TestMonitorFakeClock(t *testing.T) {
 			next[h] = end.Add(48 * time.Hour) // alpha dies an hour before the end
 			continue
 		}
-		if _, err := m.seen(eng, now, h, "success", ""); err != nil {
+		if _, err := m.seen(eng, now, h, ViaHTTP, "success", ""); err != nil {
 			t.Fatal(err)
 		}
 		if h == "alpha" {
@@ -124,7 +124,7 @@ func TestMonitorFakeClock(t *testing.T) {
 	// A fail beacon alarms at once; alpha's return is reported.
 	now := end.Add(time.Minute)
 	step(eng, now)
-	raised, err := m.seen(eng, now, "alpha", "fail", "disk full")
+	raised, err := m.seen(eng, now, "alpha", ViaHTTP, "fail", "disk full")
 	if err != nil || len(raised) != 2 || raised[0].Reason != "recovered" || raised[1].Reason != "fail" {
 		t.Fatalf("alpha back with a fail: %+v %v", raised, err)
 	}

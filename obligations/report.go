@@ -74,6 +74,9 @@ func (m Metric) Label() string {
 	return m.Name
 }
 
+// Short is v in the metric's unit, as the report prints it.
+func (m Metric) Short(v float64) string { return m.format(v) }
+
 func (m Metric) format(v float64) string {
 	switch m.Unit {
 	case "seconds":
@@ -103,6 +106,19 @@ type Report struct {
 	Turns   []TurnStat `json:"turns,omitempty"`
 	Metrics []Metric   `json:"metrics"`
 	Pass    bool       `json:"pass"` // every metric passes
+}
+
+// SourceParityMetric is the name of the source-parity check of a home in
+// a fleet: of the inStream obligations the broker holds for it, missing
+// are acknowledged (or below its import's ack floor) and not in its
+// ledger. Anything missing is a loss: the limit is 0.
+const SourceParityMetric = "source_parity_missing"
+
+// AddSourceParity adds the source-parity check to r and re-judges it.
+func (r *Report) AddSourceParity(inStream, missing int) {
+	m := Metric{Name: SourceParityMetric, Unit: "count", Value: float64(missing), Limit: 0, N: inStream, Pass: missing == 0}
+	r.Metrics = append(r.Metrics, m)
+	r.Pass = r.Pass && m.Pass
 }
 
 // Metric returns the metric with the given label (see Metric.Label).
@@ -308,6 +324,8 @@ func (m Metric) Words() string {
 		return "time from post to action, " + class + " (95th percentile)"
 	case "reconciles":
 		return "consumers that rebuilt their state from scratch (not the roots' reconcile commands)"
+	case SourceParityMetric:
+		return "obligations the broker acknowledged for this home, missing from its ledger (source parity)"
 	}
 	return m.Label()
 }
@@ -323,6 +341,8 @@ func (m Metric) samples() string {
 		return fmt.Sprintf("%d canaries", m.N)
 	case "reconciles":
 		return fmt.Sprintf("%d entries", m.N)
+	case SourceParityMetric:
+		return fmt.Sprintf("%d in the stream", m.N)
 	}
 	return fmt.Sprintf("%d obligations", m.N)
 }

@@ -36,10 +36,11 @@ func fleetFeed(cfg configs.Config, o *liveness.MonitorOptions, alertLane string)
 			conn.Close()
 			return nil, fmt.Errorf("monitor --alert-lane: %w", err)
 		}
-		o.Sink = fleet.AlarmToLane(context.Background(), conn, alertLane, 30*time.Second, log)
+		o.Sink = fleet.AlarmToLane(conn, alertLane, cfg.Monitor.AlertTimeout)
 	}
 	o.Feed = func(ctx context.Context, m *liveness.Monitor) {
-		fleet.WatchBeacons(ctx, conn, m, fleet.WatchOptions{BlindAfter: o.Period + o.Grace, Clock: clock.Real{}, Log: log})
+		fleet.WatchBeacons(ctx, conn, m, fleet.WatchOptions{BlindAfter: o.Period + o.Grace,
+			ProbeEvery: cfg.Monitor.ProbeEvery, ProbeLate: cfg.Monitor.ProbeLate, Clock: clock.Real{}, Log: log})
 	}
 	return conn.Close, nil
 }

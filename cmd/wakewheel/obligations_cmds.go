@@ -380,6 +380,7 @@ Alarms are coalesced per host (monitor.alarm_interval) and rate-limited
 				return exitError{code: 2, err: errors.New("monitor --alert-lane posts through the fleet: add --fleet (and set fleet.url)")}
 			}
 			o.MaxHosts, o.AlarmInterval, o.AlarmRate, o.MaxSkew = cfg.Monitor.MaxHosts, cfg.Monitor.AlarmInterval, cfg.Monitor.AlarmRate, cfg.Monitor.MaxSkew
+			o.SinkQueue = cfg.Monitor.SinkQueue
 			switch {
 			case keysFile != "" && o.AllowUnauthenticated:
 				return exitError{code: 2, err: errors.New("--keys and --unauthenticated exclude each other")}
