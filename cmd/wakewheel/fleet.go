@@ -50,9 +50,12 @@ func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*flee
 	m, err := fleet.NewMember(fleet.MemberOptions{
 		Options: fleetOptions(d.cfg.Fleet), Version: version, Clock: d.clock, Log: log,
 		Deliveries: svc.Deliveries,
-		Ledger:     svc.Ledger, SLOs: ob.DefaultSLOs(policies(d.cfg.Obligations)), SafetyEntries: d.cfg.Fleet.Beacon.SafetyEntries,
-		SLO:        func(c ob.Class) time.Duration { return policies(d.cfg.Obligations)[c].SLO },
-		Check:      func(o ob.Obligation) error { return o.Check(policies(d.cfg.Obligations)) },
+		Ledger:     svc.Ledger,
+		SLOs:       ob.DefaultSLOs(policies(d.cfg.Obligations)),
+		// the beacon's safety vector covers the latest entries only
+		SafetyEntries: d.cfg.Fleet.Beacon.SafetyEntries,
+		SLO:           func(c ob.Class) time.Duration { return policies(d.cfg.Obligations)[c].SLO },
+		Check:         func(o ob.Obligation) error { return o.Check(policies(d.cfg.Obligations)) },
 		Alert: func(code, key, msg string) {
 			log.Error().Str("alert", code).Str("key", key).Msg(msg)
 			if d.runner == nil {
