@@ -106,7 +106,7 @@ var fleetSettings = []Setting{
 		Reason: "a beacon lives period + grace: a broker leader election (seconds) does not make a live host look absent",
 		field:  func(c *Config) any { return &c.Fleet.Beacon.Grace }},
 	{Key: "fleet.beacon.safety_entries", Kind: KindInt, Default: "10000", Min: "100", Max: "1000000",
-		Reason: "the beacon's safety vector is judged over the latest 10,000 ledger entries (a busy day of one host, about 2 MB kept in memory), read incrementally: the whole ledger is `wakewheel ledger report`'s",
+		Reason: "the beacon's safety vector is judged over the latest 10,000 ledger entries (a busy day of one host, about 2 MB kept in memory), read incrementally; the whole ledger is what wakewheel ledger report judges",
 		field:  func(c *Config) any { return &c.Fleet.Beacon.SafetyEntries }},
 	{Key: "fleet.lanes.coalesce", Kind: KindDuration, Default: "1s", Min: "10ms", Max: "10m",
 		Reason: "a home publishes a lane's state this long after its first change: a burst of posts and acks is one publish, and fleet status is at most this far behind",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/wakewheel/wakewheel/internal/clock"
 	"github.com/wakewheel/wakewheel/liveness"
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
@@ -25,9 +26,9 @@ const AlarmOrigin = "monitor"
 // election delays only this sink, never the next absence; a post the
 // broker does not take within timeout is an error the monitor logs and
 // counts; the other sinks have the alarm already.
-func AlarmToLane(c *Conn, lane string, timeout time.Duration) func(liveness.Alarm) error {
+func AlarmToLane(c *Conn, lane string, timeout time.Duration, clk clock.Clock) func(liveness.Alarm) error {
 	return func(a liveness.Alarm) error {
-		if err := postAlarm(c, lane, timeout, a); err != nil {
+		if err := postAlarm(c, lane, timeout, clk, a); err != nil {
 			return fmt.Errorf("fleet: the alarm did not reach the alert lane %s: %w", lane, err)
 		}
 		return nil
@@ -37,11 +38,11 @@ func AlarmToLane(c *Conn, lane string, timeout time.Duration) func(liveness.Alar
 // postAlarm posts a into lane, trying again every alarmRetry until
 // timeout: a broker in an election, or the monitor's connection moving to
 // another node, delays the alert; only a lane with no home fails at once.
-func postAlarm(c *Conn, lane string, timeout time.Duration, a liveness.Alarm) error {
+func postAlarm(c *Conn, lane string, timeout time.Duration, clk clock.Clock, a liveness.Alarm) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var home string
-	err := untilDone(ctx, func(actx context.Context) (bool, error) {
+	err := untilDone(ctx, clk, func(actx context.Context) (bool, error) {
 		kv, err := c.KV(actx, HomesBucket)
 		if err != nil {
 			return false, err
@@ -69,7 +70,7 @@ func postAlarm(c *Conn, lane string, timeout time.Duration, a liveness.Alarm) er
 		return err
 	}
 	// The message id makes a re-sent alarm one obligation.
-	return untilDone(ctx, func(actx context.Context) (bool, error) {
+	return untilDone(ctx, clk, func(actx context.Context) (bool, error) {
 		msg := nats.NewMsg(env.Subject())
 		msg.Data = data
 		msg.Header.Set(jetstream.MsgIDHeader, MsgID(lane, o.ID))
@@ -84,7 +85,7 @@ const alarmRetry, alarmTry = 250 * time.Millisecond, 2 * time.Second
 
 // untilDone calls try (each call bounded by alarmTry) until it says done
 // or ctx ends; it returns the last error.
-func untilDone(ctx context.Context, try func(context.Context) (bool, error)) error {
+func untilDone(ctx context.Context, clk clock.Clock, try func(context.Context) (bool, error)) error {
 	for {
 		actx, cancel := context.WithTimeout(ctx, alarmTry)
 		done, err := try(actx)
@@ -92,12 +93,12 @@ func untilDone(ctx context.Context, try func(context.Context) (bool, error)) err
 		if done {
 			return err
 		}
-		t := time.NewTimer(alarmRetry)
+		t := clk.NewTimer(alarmRetry)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return errors.Join(ctx.Err(), err)
-		case <-t.C:
+		case <-t.C():
 		}
 	}
 }

@@ -36,7 +36,7 @@ func fleetFeed(cfg configs.Config, o *liveness.MonitorOptions, alertLane string)
 			conn.Close()
 			return nil, fmt.Errorf("monitor --alert-lane: %w", err)
 		}
-		o.Sink = fleet.AlarmToLane(conn, alertLane, cfg.Monitor.AlertTimeout)
+		o.Sink = fleet.AlarmToLane(conn, alertLane, cfg.Monitor.AlertTimeout, clock.Real{})
 	}
 	o.Feed = func(ctx context.Context, m *liveness.Monitor) {
 		fleet.WatchBeacons(ctx, conn, m, fleet.WatchOptions{BlindAfter: o.Period + o.Grace,
