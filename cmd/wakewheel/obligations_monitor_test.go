@@ -169,7 +169,15 @@ func TestMonitorAlarmsWithinPeriodPlusGraceAfterSIGKILL(t *testing.T) {
 			t.Errorf("round %d: alarm %v after SIGKILL, want within period+grace %v", round, delay, window)
 		}
 	}
-	out, _ := os.ReadFile(cmdLog)
+	// The command is a sink of its own, beside the webhook: it may
+	// finish after the webhook's call.
+	var out []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out, _ = os.ReadFile(cmdLog)
+		if strings.Count(string(out), "devbox absent") >= 3 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if got := strings.Count(string(out), "devbox absent"); got != 3 {
 		t.Errorf("alarm command ran %d times for an absence, want 3:\n%s", got, out)
 	}
