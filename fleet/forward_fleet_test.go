@@ -397,9 +397,45 @@ func TestFleetAllBrokersDown(t *testing.T) {
 			break
 		}
 	}
-	if !seen.Reported || seen.Home != "a" || seen.Head != uint64(len(want)) {
-		t.Fatalf("fleet status on b shows lane inbox as %+v, want home a, head %d", seen, len(want))
+	if !seen.Reported || seen.Home != "a" || seen.Head != uint64(len(want)) || seen.Waiting != 0 {
+		t.Fatalf("fleet status on b shows lane inbox as %+v, want home a, head %d, nothing waiting in the broker", seen, len(want))
 	}
+	// a's beacon carries its safety vector, the ledger report's.
+	var safety *ob.Report
+	for deadline := time.Now().Add(20 * time.Second); safety == nil && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var v struct {
+			Fleet fleet.FleetStatus `json:"fleet"`
+		}
+		cmd := exec.Command(wakewheelBin(t), "fleet", "status", "--json")
+		cmd.Env = append(os.Environ(), b.env...)
+		if out, err := cmd.Output(); err == nil && json.Unmarshal(out, &v) == nil {
+			for _, h := range v.Fleet.Hosts {
+				if h.Host == "a" && h.Safety != nil && h.Safety.Posts >= len(want) {
+					safety = h.Safety
+				}
+			}
+		}
+	}
+	if safety == nil {
+		t.Fatalf("a's beacon carries no safety vector with its %d posts", len(want))
+	}
+	if _, ok := safety.Metric("noop_rate"); !ok || !safety.Pass {
+		t.Fatalf("a's safety vector in its beacon: %+v", safety)
+	}
+	// On a, the safety report judges source parity too.
+	cmd = exec.Command(wakewheelBin(t), "ledger", "report", "--json")
+	cmd.Env = append(os.Environ(), a.env...)
+	out, err = cmd.Output()
+	var rep ob.Report
+	if err != nil || json.Unmarshal(out, &rep) != nil {
+		t.Fatalf("ledger report on a: %v\n%s", err, out)
+	}
+	par, ok := rep.Metric(ob.SourceParityMetric)
+	if !ok || par.Value != 0 || par.N < len(want)-1 || !par.Pass {
+		t.Fatalf("source parity in a's safety report: %+v (found %v); want 0 missing of at least %d in the stream", par, ok, len(want)-1)
+	}
+	t.Logf("a's beacon: safety %d metrics, pass %v; a's ledger report: source parity %d missing of %d in the stream",
+		len(safety.Metrics), safety.Pass, int(par.Value), par.N)
 	t.Logf("50 posts queued with every broker down; imported %s after the brokers restarted; %d wakes, 0 no-op", took.Round(time.Millisecond), wakes.Load())
 }
 

@@ -142,31 +142,13 @@ func (a *app) fleetParityCmd() *cobra.Command {
 		}
 		ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 		defer cancel()
-		var ms fleet.MemberStatus // the daemon's own name in the fleet, whatever this shell's config says
-		if err := client.Do(ctx, http.MethodGet, "/v1/fleet", nil, &ms); err != nil {
-			return nil, "", fmt.Errorf("fleet parity: this host's daemon: %w", err)
-		}
 		entries, err := client.LedgerAll(ctx)
 		if err != nil {
 			return nil, "", fmt.Errorf("fleet parity: this host's ledger: %w", err)
 		}
-		posted := map[string]map[string]bool{}
-		for _, e := range entries {
-			if e.Kind == ob.EntryPost {
-				if posted[e.Lane] == nil {
-					posted[e.Lane] = map[string]bool{}
-				}
-				posted[e.Lane][e.ID] = true
-			}
-		}
-		conn, err := dialFleet(cfg, "parity")
+		p, err := homeParity(ctx, cfg, client, entries)
 		if err != nil {
-			return nil, "", err
-		}
-		defer conn.Close()
-		p, err := fleet.CheckParity(ctx, conn, ms.Host, posted)
-		if err != nil {
-			return nil, "", err
+			return nil, "", fmt.Errorf("fleet parity: %w", err)
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "home %s: %d in the stream, %d in the ledger, %d in flight, %d malformed (terminated), %d missing\n",

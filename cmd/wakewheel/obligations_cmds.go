@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -264,7 +265,22 @@ func (a *app) ledgerCmd() *cobra.Command {
 			}
 			slos, err := a.slos(cmd)
 			r := ob.ComputeReport(entries, slos)
-			return r, r.String(), err
+			note := ""
+			if cfg, _, cerr := a.config(cmd); cerr == nil && cfg.Fleet.URL != "" && file == "daemon" {
+				// In a fleet, source parity is part of the safety vector.
+				pctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
+				p, perr := homeParity(pctx, cfg, c, entries)
+				cancel()
+				if perr != nil {
+					note = fmt.Sprintf("source parity: not judged (%v)\n", perr)
+				} else {
+					r.AddSourceParity(p.InStream, len(p.Missing))
+					if len(p.Missing) > 0 {
+						note = fmt.Sprintf("source parity: %d obligation(s) the broker acknowledged for %s are missing; see wakewheel fleet parity\n", len(p.Missing), p.Home)
+					}
+				}
+			}
+			return r, r.String() + note, err
 		})
 	report.Flags().StringVar(&file, "file", "daemon", `ledger to read: a JSONL file, "-" for stdin, or "daemon"`)
 	compare := a.verb(&cobra.Command{Use: "compare OLD NEW", Short: `Set two ledgers (JSONL files, "-", or "daemon") side by side and judge the cut-over`, Args: cobra.ExactArgs(2)},
