@@ -28,6 +28,18 @@ type Fleet struct {
 	Beacon     FleetBeacon
 	Lanes      FleetLanes
 	Embed      string // fleet.embed: a broker node's store directory, "" for none
+	Timings    FleetTimings
+}
+
+// FleetTimings are the timings of a member's conversation with the broker
+// (keys fleet.request_timeout, fleet.publish_ack_wait, fleet.fetch_wait,
+// fleet.retry_max, fleet.ping_interval).
+type FleetTimings struct {
+	RequestTimeout time.Duration
+	PublishAckWait time.Duration
+	FetchWait      time.Duration
+	RetryMax       time.Duration
+	PingInterval   time.Duration
 }
 
 // FleetLanes is the publishing of lane state (keys fleet.lanes.*).
@@ -108,6 +120,21 @@ var fleetSettings = []Setting{
 	{Key: "fleet.beacon.safety_entries", Kind: KindInt, Default: "10000", Min: "100", Max: "1000000",
 		Reason: "the beacon's safety vector is judged over the latest 10,000 ledger entries (a busy day of one host, about 2 MB kept in memory), read incrementally; the whole ledger is what wakewheel ledger report judges",
 		field:  func(c *Config) any { return &c.Fleet.Beacon.SafetyEntries }},
+	{Key: "fleet.request_timeout", Kind: KindDuration, Default: "5s", Min: "100ms", Max: "5m",
+		Reason: "one request to the broker (a bucket read or put, a stream or consumer info) gives up after 5 s: past a leader election (3-10 s measured here it is retried by its caller, never waited for on the worker)",
+		field:  func(c *Config) any { return &c.Fleet.Timings.RequestTimeout }},
+	{Key: "fleet.publish_ack_wait", Kind: KindDuration, Default: "10s", Min: "1s", Max: "5m",
+		Reason: "a forwarded post waits this long for the broker's ack before it is published again (the id absorbs the copy): above the 7.4 s stall measured when an R3 stream leader is SIGKILLed",
+		field:  func(c *Config) any { return &c.Fleet.Timings.PublishAckWait }},
+	{Key: "fleet.fetch_wait", Kind: KindDuration, Default: "2s", Min: "100ms", Max: "5m",
+		Reason: "an idle home's import fetch waits 2 s for a message, then asks again: one small request every 2 s, and a restarted broker is noticed within it",
+		field:  func(c *Config) any { return &c.Fleet.Timings.FetchWait }},
+	{Key: "fleet.retry_max", Kind: KindDuration, Default: "2s", Min: "100ms", Max: "10m",
+		Reason: "a failed forward's pause doubles from 100 ms up to 2 s: a healed broker gets the outbox within 2 s, a down one costs one try every 2 s",
+		field:  func(c *Config) any { return &c.Fleet.Timings.RetryMax }},
+	{Key: "fleet.ping_interval", Kind: KindDuration, Default: "2s", Min: "100ms", Max: "10m",
+		Reason: "the connection pings the broker every 2 s and drops it after two pings without answer: a broker that went silent (no TCP reset) is left for another node within about 6 s",
+		field:  func(c *Config) any { return &c.Fleet.Timings.PingInterval }},
 	{Key: "fleet.lanes.coalesce", Kind: KindDuration, Default: "1s", Min: "10ms", Max: "10m",
 		Reason: "a home publishes a lane's state this long after its first change: a burst of posts and acks is one publish, and fleet status is at most this far behind",
 		field:  func(c *Config) any { return &c.Fleet.Lanes.Coalesce }},

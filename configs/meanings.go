@@ -75,6 +75,11 @@ var meanings = map[string]string{
 	"fleet.beacon.period":         "how often this host's beacon is written to the fleet",
 	"fleet.beacon.grace":          "how long past its period a beacon still counts as live",
 	"fleet.beacon.safety_entries": "how many of the latest ledger entries the beacon's safety vector covers",
+	"fleet.request_timeout":       "how long one request to the broker may take",
+	"fleet.publish_ack_wait":      "how long a forwarded post waits for the broker's ack before it is sent again",
+	"fleet.fetch_wait":            "how long an idle home's import waits for a message before it asks again",
+	"fleet.retry_max":             "the longest pause between two tries of a failed forward",
+	"fleet.ping_interval":         "how often the connection checks that the broker still answers",
 }
 
 // Means is what the setting does, in a user's words ("" if unregistered).

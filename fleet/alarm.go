@@ -42,7 +42,7 @@ func postAlarm(c *Conn, lane string, timeout time.Duration, clk clock.Clock, a l
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var home string
-	err := untilDone(ctx, clk, func(actx context.Context) (bool, error) {
+	err := untilDone(ctx, c, clk, func(actx context.Context) (bool, error) {
 		kv, err := c.KV(actx, HomesBucket)
 		if err != nil {
 			return false, err
@@ -70,7 +70,7 @@ func postAlarm(c *Conn, lane string, timeout time.Duration, clk clock.Clock, a l
 		return err
 	}
 	// The message id makes a re-sent alarm one obligation.
-	return untilDone(ctx, clk, func(actx context.Context) (bool, error) {
+	return untilDone(ctx, c, clk, func(actx context.Context) (bool, error) {
 		msg := nats.NewMsg(env.Subject())
 		msg.Data = data
 		msg.Header.Set(jetstream.MsgIDHeader, MsgID(lane, o.ID))
@@ -79,15 +79,15 @@ func postAlarm(c *Conn, lane string, timeout time.Duration, clk clock.Clock, a l
 	})
 }
 
-// alarmRetry is the pause between two tries of an alarm's post, and the
-// bound of one try is alarmTry.
-const alarmRetry, alarmTry = 250 * time.Millisecond, 2 * time.Second
+// alarmRetry is the pause between two tries of an alarm's post: the
+// connection's own reconnect wait.
+const alarmRetry = 250 * time.Millisecond
 
-// untilDone calls try (each call bounded by alarmTry) until it says done
-// or ctx ends; it returns the last error.
-func untilDone(ctx context.Context, clk clock.Clock, try func(context.Context) (bool, error)) error {
+// untilDone calls try (each call bounded by one request's timeout) until
+// it says done or ctx ends; it returns the last error.
+func untilDone(ctx context.Context, c *Conn, clk clock.Clock, try func(context.Context) (bool, error)) error {
 	for {
-		actx, cancel := context.WithTimeout(ctx, alarmTry)
+		actx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
 		done, err := try(actx)
 		cancel()
 		if done {

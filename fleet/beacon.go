@@ -132,7 +132,7 @@ func (m *Member) sendBeacons(ctx context.Context) {
 		go func() {
 			defer m.wg.Done()
 			defer putting.Store(false)
-			pctx, cancel := context.WithTimeout(ctx, opTimeout)
+			pctx, cancel := context.WithTimeout(ctx, m.conn.opts.RequestTimeout)
 			defer cancel()
 			_, err := m.conn.JetStream().Publish(pctx, "$KV."+BeaconsBucket+"."+Encode(m.opts.Host), data,
 				jetstream.WithMsgTTL(m.opts.BeaconTTL()), jetstream.WithExpectStream("KV_"+BeaconsBucket))
@@ -152,7 +152,7 @@ func (m *Member) refreshSafety(ctx context.Context) {
 	if m.safety == nil {
 		return
 	}
-	sctx, cancel := context.WithTimeout(ctx, opTimeout)
+	sctx, cancel := context.WithTimeout(ctx, m.conn.opts.RequestTimeout)
 	defer cancel()
 	r, err := m.safety.report(sctx)
 	if err != nil {

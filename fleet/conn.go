@@ -25,9 +25,6 @@ var (
 	ErrMalformed = errors.New("fleet: malformed message")
 )
 
-// opTimeout bounds one request to the broker (a KV read, a stream info).
-const opTimeout = 5 * time.Second
-
 // Conn is a daemon's (or a CLI's) connection to the fleet's broker. It
 // reconnects for ever; while it is down, Up is false and calls fail with
 // ErrUnreachable instead of waiting.
@@ -51,6 +48,7 @@ func Dial(o Options, name string, retry bool, log zerolog.Logger) (*Conn, error)
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	o = o.withDefaults()
 	c := &Conn{opts: o, log: log, buckets: map[string]jetstream.KeyValue{}}
 	nopts := []nats.Option{
 		nats.Name(name),
@@ -62,7 +60,7 @@ func Dial(o Options, name string, retry bool, log zerolog.Logger) (*Conn, error)
 		// a crash loses without telling anyone.
 		nats.ReconnectBufSize(-1),
 		nats.Timeout(2 * time.Second),
-		nats.PingInterval(2 * time.Second),
+		nats.PingInterval(o.PingInterval),
 		nats.MaxPingsOutstanding(2),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if c.up.Swap(false) {
@@ -113,7 +111,7 @@ func Dial(o Options, name string, retry bool, log zerolog.Logger) (*Conn, error)
 	if nc.IsConnected() {
 		c.up.Store(true)
 	}
-	if c.js, err = jetstream.New(nc, jetstream.WithPublishAsyncTimeout(forwardAckWait)); err != nil {
+	if c.js, err = jetstream.New(nc, jetstream.WithPublishAsyncTimeout(o.PublishAckWait)); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("fleet: jetstream: %w", err)
 	}
@@ -129,7 +127,8 @@ func (c *Conn) Close() { c.nc.Close() }
 // JetStream is the connection's JetStream context.
 func (c *Conn) JetStream() jetstream.JetStream { return c.js }
 
-// Options are the connection's options.
+// Options are the connection's options (with the default timings filled
+// in).
 func (c *Conn) Options() Options { return c.opts }
 
 // Ensure creates the stream and the buckets, or updates their settings.

@@ -11,10 +11,8 @@ import (
 
 // Forwarding numbers.
 const (
-	forwardBatch   = 256                    // posts published before their acks are awaited
-	forwardAckWait = 10 * time.Second       // one publish's ack, across a leader election
-	retryMin       = 100 * time.Millisecond // first pause after a failed forward
-	retryMax       = 2 * time.Second        // the pause stops doubling here
+	forwardBatch = 256                    // posts published before their acks are awaited
+	retryMin     = 100 * time.Millisecond // first pause after a failed forward (doubling to fleet.retry_max)
 )
 
 // forward drains the outbox into the stream until ctx ends. Each post is
@@ -33,7 +31,7 @@ func (m *Member) forward(ctx context.Context) {
 			if !m.sleep(ctx, pause) {
 				return
 			}
-			pause = min(2*pause, retryMax)
+			pause = min(2*pause, m.conn.opts.RetryMax)
 		case sent:
 			pause = retryMin // more may be queued: go again at once
 		default:
@@ -74,7 +72,7 @@ func (m *Member) forwardOnce(ctx context.Context) (sent, failed bool) {
 		futures = append(futures, f)
 	}
 	var done []uint64
-	timeout := m.opts.Clock.NewTimer(forwardAckWait)
+	timeout := m.opts.Clock.NewTimer(m.conn.opts.PublishAckWait)
 	defer timeout.Stop()
 wait:
 	for i, f := range futures {

@@ -114,7 +114,7 @@ func (h *Homes) mine(lane, home string) error {
 }
 
 func (h *Homes) bucket(ctx context.Context) (jetstream.KeyValue, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, h.conn.opts.RequestTimeout)
 	defer cancel()
 	return h.conn.KV(ctx, HomesBucket)
 }

@@ -10,10 +10,6 @@ import (
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
 
-// importFetchWait bounds one fetch: an idle home asks again this often,
-// which is also how soon it notices the broker came back.
-const importFetchWait = 2 * time.Second
-
 // permanent are the rejections a redelivery cannot cure: such a message is
 // terminated (never retried hot) and alerted.
 var permanent = []error{ob.ErrUnknownClass, ob.ErrNoLocator, ob.ErrBodyTooLarge, ob.ErrBadLane,
@@ -62,7 +58,7 @@ func (m *Member) importLoop(ctx context.Context) {
 				msgs = append(msgs, msg)
 			}
 			if len(msgs) == 0 {
-				if batch, err = cons.Fetch(1, jetstream.FetchMaxWait(importFetchWait)); err == nil {
+				if batch, err = cons.Fetch(1, jetstream.FetchMaxWait(m.conn.opts.FetchWait)); err == nil {
 					for msg := range batch.Messages() {
 						msgs = append(msgs, msg)
 					}
@@ -82,7 +78,7 @@ func (m *Member) importLoop(ctx context.Context) {
 }
 
 func (m *Member) consumer(ctx context.Context) (jetstream.Consumer, error) {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, m.conn.opts.RequestTimeout)
 	defer cancel()
 	return m.conn.JetStream().CreateOrUpdateConsumer(ctx, StreamName, jetstream.ConsumerConfig{
 		Durable:       ConsumerName(m.opts.Host),

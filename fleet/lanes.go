@@ -47,7 +47,7 @@ func (m *Member) pushLanes(in time.Duration) {
 	if r == nil || !m.lanesArmed.CompareAndSwap(false, true) {
 		return // not started, or already due
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), m.conn.opts.RequestTimeout)
 	defer cancel()
 	err := (*r).Do(ctx, func(e *scheduler.Engine, now time.Time) {
 		_, _ = e.Apply(now, deadlines.Mutation{Op: deadlines.OpPush, Key: LanesKey(m.opts.Host), Kind: LanesKind, At: now.Add(in)})
@@ -130,7 +130,7 @@ func (m *Member) publishLaneStates(ctx context.Context, dirty map[string]bool) e
 		if err != nil {
 			continue
 		}
-		pctx, cancel := context.WithTimeout(ctx, opTimeout)
+		pctx, cancel := context.WithTimeout(ctx, m.conn.opts.RequestTimeout)
 		_, err = kv.Put(pctx, Encode(l.Lane), data)
 		cancel()
 		if err != nil {

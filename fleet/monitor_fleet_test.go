@@ -164,6 +164,46 @@ func TestFleetMonitorAlarmsWithinPeriodPlusGrace(t *testing.T) {
 	}
 }
 
+// TestFleetMonitorLosesItsOwnNode: the broker node the monitor is
+// connected to is SIGKILLed with B's daemon. The monitor reconnects to
+// another node; no absence alarms until a probe of its own comes back
+// through the broker after the absence fell due. B is
+// alarmed within period + grace + the time it was blind; a and c never.
+func TestFleetMonitorLosesItsOwnNode(t *testing.T) {
+	c := newCluster(t, 3, t.TempDir())
+	startDaemon(t, "a", c.urls())
+	b := startDaemon(t, "b", c.urls())
+	startDaemon(t, "c", c.urls())
+	mon := startMonitor(t, c.urls())
+	mon.waitSeen(t, "a", "b", "c")
+	node := c.connectedNode(mon.proc)
+	t0 := time.Now()
+	b.kill()
+	c.node(node).kill()
+	var took time.Duration
+	for !slicesContains(mon.lines(), "b absent") {
+		if time.Since(t0) > 30*time.Second {
+			t.Fatalf("no absence alarm for b within 30s; alarms %v\n%s", mon.lines(), mon.tail())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	took = time.Since(t0)
+	blind := mon.sight(t)
+	time.Sleep(2 * (monPeriod + monGrace))
+	limit := monPeriod + monGrace
+	allowance := time.Duration(blind.Total * float64(time.Second))
+	t.Logf("b SIGKILLed with the monitor's own node %s: alarm after %s (period + grace = %s; blind %s in %d spells); alarms %v",
+		node, took.Round(time.Millisecond), limit, allowance.Round(time.Millisecond), blind.Episodes, mon.lines())
+	for _, l := range mon.lines() {
+		if l == "a absent" || l == "c absent" {
+			t.Errorf("live host falsely alarmed: %q (all alarms %v)", l, mon.lines())
+		}
+	}
+	if took > limit+allowance+time.Second {
+		t.Fatalf("alarm after %s, want within %s + %s blind (+1s for the probe and the alarm command)", took, limit, allowance)
+	}
+}
+
 // TestFleetMonitorHealthyRunAndBlindness: a healthy run of 60 beacon
 // periods raises no alarm; with every broker down the monitor says it is
 // blind.

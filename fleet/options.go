@@ -37,6 +37,37 @@ type Options struct {
 	// LanesCoalesce is how long a lane's changes gather before its state
 	// is published in the lanes bucket.
 	LanesCoalesce time.Duration
+
+	// The timings of the conversation with the broker (fleet.*; zero:
+	// the default below, whose reason configs registers).
+	RequestTimeout time.Duration // one request: a bucket read or put, a stream or consumer info
+	PublishAckWait time.Duration // one forwarded publish's ack, across a leader election
+	FetchWait      time.Duration // one import fetch: an idle home asks again this often
+	RetryMax       time.Duration // a failed forward's pause doubles up to this
+	PingInterval   time.Duration // the connection's ping: a silent broker is dropped after two
+}
+
+// Defaults of the broker timings (registered in configs with their reasons).
+const (
+	DefaultRequestTimeout = 5 * time.Second
+	DefaultPublishAckWait = 10 * time.Second
+	DefaultFetchWait      = 2 * time.Second
+	DefaultRetryMax       = 2 * time.Second
+	DefaultPingInterval   = 2 * time.Second
+)
+
+// withDefaults fills the timings left zero.
+func (o Options) withDefaults() Options {
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&o.RequestTimeout, DefaultRequestTimeout}, {&o.PublishAckWait, DefaultPublishAckWait},
+		{&o.FetchWait, DefaultFetchWait}, {&o.RetryMax, DefaultRetryMax}, {&o.PingInterval, DefaultPingInterval}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	return o
 }
 
 // TLS is the client side of a TLS connection to the broker.

@@ -54,7 +54,7 @@ func CheckParity(ctx context.Context, c *Conn, home string, posted map[string]ma
 	}
 	left := info.NumPending
 	for left > 0 {
-		batch, err := oc.Fetch(int(min(left, 1000)), jetstream.FetchMaxWait(opTimeout))
+		batch, err := oc.Fetch(int(min(left, 1000)), jetstream.FetchMaxWait(c.opts.RequestTimeout))
 		if err != nil {
 			return p, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
 		}

@@ -4,6 +4,7 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -218,6 +219,35 @@ func (c *cluster) node(name string) *proc {
 	}
 	c.t.Fatalf("no broker node %q", name)
 	return nil
+}
+
+// connectedNode is the node p (a wakewheel process logging JSON) is
+// connected to now, from its last "connected" or "connection back" line.
+func (c *cluster) connectedNode(p *proc) string {
+	c.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(p.log)
+		url := ""
+		for _, l := range strings.Split(string(b), "\n") {
+			var e struct {
+				Message string `json:"message"`
+				URL     string `json:"url"`
+			}
+			if json.Unmarshal([]byte(l), &e) == nil && e.URL != "" &&
+				(strings.Contains(e.Message, "connected to the broker") || strings.Contains(e.Message, "connection back")) {
+				url = e.URL
+			}
+		}
+		for i, port := range c.client {
+			if url != "" && strings.HasSuffix(url, fmt.Sprintf(":%d", port)) {
+				return c.names[i]
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatalf("%s never logged the node it is connected to:\n%s", p.name, p.tail())
+	return ""
 }
 
 // leader is the name of the node leading the stream (or a bucket's

@@ -39,7 +39,7 @@ func waitingByLane(ctx context.Context, c *Conn, home string) (map[string]uint64
 	}
 	out := map[string]uint64{}
 	for left := info.NumPending; left > 0; {
-		batch, err := oc.Fetch(int(min(left, 1000)), jetstream.FetchMaxWait(opTimeout))
+		batch, err := oc.Fetch(int(min(left, 1000)), jetstream.FetchMaxWait(c.opts.RequestTimeout))
 		if err != nil {
 			return nil, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
 		}

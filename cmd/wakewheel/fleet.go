@@ -26,6 +26,8 @@ func fleetOptions(c configs.Fleet) fleet.Options {
 		Replicas: c.Replicas, MaxAge: c.MaxAge, MaxBytes: int64(c.MaxBytes), DupWindow: c.DupWindow,
 		AckWait: c.AckWait, FetchBatch: c.FetchBatch, OutboxMax: c.OutboxMax,
 		BeaconPeriod: c.Beacon.Period, BeaconGrace: c.Beacon.Grace, LanesCoalesce: c.Lanes.Coalesce,
+		RequestTimeout: c.Timings.RequestTimeout, PublishAckWait: c.Timings.PublishAckWait,
+		FetchWait: c.Timings.FetchWait, RetryMax: c.Timings.RetryMax, PingInterval: c.Timings.PingInterval,
 	}
 }
 
