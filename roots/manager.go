@@ -240,10 +240,8 @@ func (m *Manager) Register(eng *scheduler.Engine) {
 func (m *Manager) Resume(eng *scheduler.Engine, now time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for d := range eng.All() {
-		if d.Kind == KindLease {
-			m.leases[d.Key[len(KindLease)+1:]] = leaseFromDeadline(d)
-		}
+	for d := range eng.OfKind(KindLease) { // O(leases) when the engine indexes them
+		m.leases[d.Key[len(KindLease)+1:]] = leaseFromDeadline(d)
 	}
 	at := now.Add(m.opts.ResumeDelay)
 	for path, r := range m.roots {

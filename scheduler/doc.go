@@ -28,6 +28,10 @@
 //   - after downtime every overdue deadline fires once, in due order;
 //   - fail-open: a handler's error, panic or timeout becomes an outcome and
 //     an alert; it never reaches a caller of Do or of any API built on it.
+//   - the kind index (kindindex.go) holds exactly the pending keys of the
+//     kinds in Options.Indexed, so OfKind of those visits nothing else;
+//   - a reload reads and decodes the store in one goroutine while this one
+//     links the deadlines into the wheel (NewEngine).
 //
 // Outcomes: done; retry (bounded exponential backoff, then the alert
 // "retries_exhausted"); yield (reschedule after a delay, e.g. a live lease);

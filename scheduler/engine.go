@@ -21,7 +21,11 @@ type Options struct {
 	RetryCap      time.Duration // largest backoff (default 5m)
 	RetryAttempts int           // runs before the retries_exhausted alert (default 5)
 	ActionTimeout time.Duration // context deadline of one run (default 10m)
-	Logger        zerolog.Logger
+	// Indexed are the kinds whose pending keys the engine keeps apart, so
+	// OfKind visits them without the others (kindindex.go): kinds with few
+	// deadlines, never the reminders.
+	Indexed []string
+	Logger  zerolog.Logger
 }
 
 func (o Options) withDefaults() Options {
@@ -62,6 +66,7 @@ type Engine struct {
 	attempts map[string]int  // runs of a key since it was last retired, for backoff
 	retried  map[string]bool // keys whose conflict retry is spent
 	due      []deadlines.Deadline
+	kinds    kindIndex
 	stats    Stats
 }
 
@@ -87,6 +92,7 @@ func NewEngine(store Store, opts Options, now time.Time) (*Engine, error) {
 		queue:    newKeyQueue(),
 		attempts: map[string]int{},
 		retried:  map[string]bool{},
+		kinds:    newKindIndex(opts.Indexed),
 		stats:    Stats{Outcomes: map[string]uint64{}},
 	}
 	if err := e.reload(now); err != nil {
@@ -129,6 +135,9 @@ func (e *Engine) reload(now time.Time) error {
 		for batch := range batches {
 			for _, d := range batch {
 				yield(d) // always true: Load takes every deadline
+				if e.kinds.indexes(d.Kind) {
+					e.kinds.keys[d.Key] = d.Kind
+				}
 			}
 			clear(batch)
 			select {
@@ -159,16 +168,25 @@ func (e *Engine) Apply(now time.Time, m deadlines.Mutation) (deadlines.Applied, 
 		return deadlines.Applied{}, fmt.Errorf("%w %q", ErrUnknownKind, m.Kind)
 	}
 	a, err := e.wheel.Apply(now, m)
+	if err == nil && !a.Changed && a.Pending && len(e.kinds.kinds) > 0 {
+		// an extend that restarts its window at the same due time takes
+		// the mutation's kind without moving
+		if d, ok := e.wheel.Get(m.Key); ok {
+			e.kinds.pending(d.Key, d.Kind)
+		}
+	}
 	if err != nil || !a.Changed {
 		return a, err
 	}
 	if !a.Pending {
+		e.kinds.gone(m.Key)
 		if !e.queue.Processing(m.Key) {
 			e.store.DeleteDeadline(m.Key)
 		}
 		return a, nil
 	}
 	d, _ := e.wheel.Get(m.Key)
+	e.kinds.pending(d.Key, d.Kind)
 	e.store.PutDeadline(d)
 	return a, nil
 }
@@ -189,9 +207,9 @@ func (e *Engine) ApplyAll(now time.Time, muts ...deadlines.Mutation) error {
 func (e *Engine) Get(key string) (deadlines.Deadline, bool) { return e.wheel.Get(key) }
 
 // Pending lists pending deadlines in due order. It copies and sorts every
-// deadline: O(n log n) on the loop, for a restart's resume and a config
-// reload's re-timing, never for a request (the API lists deadlines from the
-// store's snapshot, off the loop).
+// deadline: O(n log n), for simulations and tests. The daemon never calls
+// it: its resume and re-timing visit the deadlines of a few kinds (OfKind),
+// and the API lists deadlines from the store's snapshot, off the loop.
 func (e *Engine) Pending() []deadlines.Deadline {
 	out := make([]deadlines.Deadline, 0, e.wheel.Len())
 	for d := range e.wheel.All() {
@@ -256,6 +274,7 @@ func (e *Engine) Stats() Stats {
 func (e *Engine) Due(now time.Time) int {
 	e.due = e.wheel.Advance(now, e.due[:0])
 	for _, d := range e.due {
+		e.kinds.gone(d.Key)
 		e.queue.Add(d)
 	}
 	e.stats.Fired += uint64(len(e.due))
@@ -379,6 +398,7 @@ func (e *Engine) reschedule(d deadlines.Deadline, at time.Time) {
 	d.At = at
 	d.Since = time.Time{}
 	e.wheel.Reset(d)
+	e.kinds.pending(d.Key, d.Kind)
 	e.store.PutDeadline(d)
 }
 

@@ -103,6 +103,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		RetryCap:      cfg.Engine.RetryCap,
 		RetryAttempts: cfg.Engine.RetryAttempts,
 		ActionTimeout: cfg.Engine.ActionTimeout,
+		Indexed:       indexedKinds(),
 		Logger:        log,
 	}, started)
 	if err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/deadlines"
+	ob "github.com/wakewheel/wakewheel/obligations"
+	"github.com/wakewheel/wakewheel/roots"
 	"github.com/wakewheel/wakewheel/store"
 )
 
@@ -21,4 +23,14 @@ func (s watchedStore) LoadDeadlines(fn func(deadlines.Deadline) error) error {
 // loadState reads p for a status answered while loading.
 func loadState(p *store.LoadProgress) func() api.LoadState {
 	return func() api.LoadState { return api.LoadState{Percent: p.Percent(), Read: p.Read()} }
+}
+
+// indexedKinds are the kinds the engine indexes (scheduler.Options.Indexed)
+// because start-up and a config reload visit their deadlines on the loop:
+// the roots' resume reads the leases back, re-timing visits the bursts,
+// reconciles and redeliveries (capability.timedKinds). Each is a handful
+// per root or lane; the reminders, which may be a million, are not among
+// them.
+func indexedKinds() []string {
+	return []string{roots.KindBurst, roots.KindReconcile, roots.KindLease, ob.RedeliverKind}
 }

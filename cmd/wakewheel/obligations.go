@@ -48,7 +48,7 @@ type obligationsCap struct {
 
 func (p *obligationsCap) capability() capability {
 	return capability{name: "obligations", engine: p.engine, serve: p.serve, close: p.close,
-		reload: p.reload, metrics: p.metrics, timetable: lanesTimetable,
+		reload: p.reload, metrics: p.metrics, timetable: lanesTimetable, timedKinds: []string{ob.RedeliverKind},
 		live: []string{"lanes", "agents.idle", "agents.timeout", "agents.prompt", "obligations.max_body", "obligations.max_lanes",
 			"obligations.human.slo", "obligations.peer.slo", "obligations.digest.slo", "obligations.alert.slo",
 			"obligations.human.cadence", "obligations.peer.cadence", "obligations.digest.cadence", "obligations.alert.cadence"}}

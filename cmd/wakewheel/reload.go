@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,10 +76,12 @@ func newReloader(d *daemon, caps []capability) *reloader {
 	return r
 }
 
-// timetable is one owner's declaration of how its deadlines are timed.
+// timetable is one owner's declaration of how its deadlines are timed,
+// and of their kinds.
 type timetable struct {
 	owner string
 	of    func(c *configs.Config) deadlines.Timetable
+	kinds []string
 }
 
 // timetablesOf are the timetables the capabilities declare.
@@ -88,7 +89,7 @@ func timetablesOf(caps []capability) []timetable {
 	var out []timetable
 	for _, c := range caps {
 		if c.timetable != nil {
-			out = append(out, timetable{c.name, c.timetable})
+			out = append(out, timetable{c.name, c.timetable, c.timedKinds})
 		}
 	}
 	return out
@@ -96,12 +97,16 @@ func timetablesOf(caps []capability) []timetable {
 
 // retime moves the pending deadlines of every shortened window (see the
 // rule above) and returns how many moved per owner. It knows no deadline
-// key: each owner claims its own.
+// key: each owner claims its own. It runs on the loop and visits only the
+// deadlines of the owners' kinds (Engine.OfKind: the engine indexes them),
+// a few per root and lane, never the reminders: O(owned), not O(pending).
 func retime(e *scheduler.Engine, now time.Time, old, cur *configs.Config, owners []timetable) (map[string]int, error) {
 	moved := map[string]int{}
 	var errs []error
 	for _, t := range owners {
-		for _, m := range deadlines.RetimeAll(slices.Values(e.Pending()), now, t.of(old), t.of(cur)) {
+		// the mutations are collected first: the engine must not change
+		// while OfKind visits it
+		for _, m := range deadlines.RetimeAll(e.OfKind(t.kinds...), now, t.of(old), t.of(cur)) {
 			if _, err := e.Apply(now, m); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", m.Key, err))
 				continue

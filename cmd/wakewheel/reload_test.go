@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,14 +110,14 @@ func TestReloadRetimesPendingWindowsAndRejectsInvalidChanges(t *testing.T) {
 	h.writeConfig(t, "detect:\n  burst_silence: 50s\n  burst_cap: 10m\n  reconcile_quiet: 20s\n")
 	now := time.Now()
 	far := now.Add(8 * time.Minute)
-	// The rule goes by key ("burst" + the root's path, as roots.Key makes
-	// them). These carry the reminder kind so that the roots manager, which
-	// handles the burst and reconcile kinds, does not act on roots nobody
+	// The rule goes by kind, then key ("burst" + the root's path, as
+	// roots.Key makes them). Re-timed, they fall due 20 s from the change at
+	// the earliest: the roots manager does not act on these roots nobody
 	// registered while the test watches their deadlines.
 	h.seed(t,
-		deadlines.Deadline{Key: "burst/src/a", Kind: "reminder", At: far, Since: now},
-		deadlines.Deadline{Key: "burst/src/b", Kind: "reminder", At: far.Add(time.Second), Since: now},
-		deadlines.Deadline{Key: "reconcile/src/a", Kind: "reminder", At: far, Since: now},
+		deadlines.Deadline{Key: "burst/src/a", Kind: "burst", At: far, Since: now},
+		deadlines.Deadline{Key: "burst/src/b", Kind: "burst", At: far.Add(time.Second), Since: now},
+		deadlines.Deadline{Key: "reconcile/src/a", Kind: "reconcile", At: far, Since: now},
 	)
 	d := h.start()
 	defer d.stop(t)
@@ -262,6 +263,21 @@ func TestRetimeKnowsEachRootsOwnWindows(t *testing.T) {
 	}
 }
 
+// Every kind a capability re-times is indexed by the daemon's engine: a
+// reload visits those deadlines, never every pending one.
+func TestTimedKindsAreIndexed(t *testing.T) {
+	for _, tt := range daemonTimetables() {
+		if len(tt.kinds) == 0 {
+			t.Errorf("%s declares a timetable but not the kinds it times", tt.owner)
+		}
+		for _, k := range tt.kinds {
+			if !slices.Contains(indexedKinds(), k) {
+				t.Errorf("%s re-times kind %s, which the engine does not index", tt.owner, k)
+			}
+		}
+	}
+}
+
 // daemonTimetables are the timetables the daemon's capabilities declare.
 func daemonTimetables() []timetable {
 	return timetablesOf(capabilities(&daemon{}))
@@ -275,7 +291,7 @@ func testEngine(t *testing.T) (*scheduler.Engine, time.Time) {
 	}
 	t.Cleanup(func() { db.Close() })
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	eng, err := scheduler.NewEngine(db, scheduler.Options{}, now)
+	eng, err := scheduler.NewEngine(db, scheduler.Options{Indexed: indexedKinds()}, now)
 	if err != nil {
 		t.Fatal(err)
 	}

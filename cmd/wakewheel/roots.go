@@ -26,7 +26,8 @@ type rootsCap struct {
 func (p *rootsCap) capability() capability {
 	return capability{name: "roots", engine: p.engine, serve: p.serve, close: p.close,
 		reload: p.reload, metrics: p.metrics, timetable: rootsTimetable,
-		live: []string{"detect.burst_silence", "detect.burst_cap", "detect.reconcile_quiet", "detect.reconcile_cap"}}
+		timedKinds: []string{roots.KindBurst, roots.KindReconcile},
+		live:       []string{"detect.burst_silence", "detect.burst_cap", "detect.reconcile_quiet", "detect.reconcile_cap"}}
 }
 
 func (p *rootsCap) engine(eng *scheduler.Engine) error {

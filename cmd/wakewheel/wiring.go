@@ -50,6 +50,10 @@ type capability struct {
 	// ones whose window or cap a change shortened. The keys a timetable
 	// times are live.
 	timetable func(c *configs.Config) deadlines.Timetable
+	// timedKinds are the kinds of the deadlines the timetable claims:
+	// re-timing visits only those (Engine.OfKind), each of them one of
+	// indexedKinds, so a reload never visits every pending deadline.
+	timedKinds []string
 	// metrics adds what the capability knows to a scrape's snapshot. It
 	// runs on the scrape goroutine, one scrape at a time, must not block,
 	// and may find the maps of the snapshot nil.
