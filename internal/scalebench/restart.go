@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/deadlines"
+)
+
+// restartRounds is how many restarts are measured, each right after a raw
+// iteration of the same store: interleaved, so a change of the machine's
+// load meets both sides alike.
+const restartRounds = 3
+
+// restartResult is the medians of the interleaved rounds.
+type restartResult struct {
+	raw, first, ready time.Duration
+	ratios            []float64 // ready over raw, round by round
+}
+
+// restarts measures restartRounds rounds of a raw LevelDB iteration of the
+// store in home, then a daemon started on it: its first answer (the socket,
+// status "loading") and its readiness (every deadline loaded, every route
+// served). It returns the daemon of the last round, running.
+func restarts(bin, home string, n int) (restartResult, *daemon, error) {
+	var raws, firsts, readies []time.Duration
+	var res restartResult
+	var d *daemon
+	for i := range restartRounds {
+		raw, count, err := rawIteration(home + "/store")
+		if err != nil {
+			return res, nil, err
+		}
+		if count != n {
+			return res, nil, fmt.Errorf("raw iteration counted %d deadlines, want %d", count, n)
+		}
+		if d, err = startDaemon(bin, home); err != nil {
+			return res, nil, err
+		}
+		raws, firsts, readies = append(raws, raw), append(firsts, d.firstAnswer), append(readies, d.ready)
+		res.ratios = append(res.ratios, ratio(d.ready, raw))
+		fmt.Printf("restart %d: raw iteration %v, first answer %v, ready %v (%.2f×)\n",
+			i+1, ms(raw), ms(d.firstAnswer), ms(d.ready), ratio(d.ready, raw))
+		if i < restartRounds-1 {
+			d.stop()
+		}
+	}
+	st, err := d.client.Status(context.Background())
+	if err != nil {
+		d.stop()
+		return res, nil, err
+	}
+	if st.Pending != n {
+		d.stop()
+		return res, nil, fmt.Errorf("loaded daemon reports %d pending, want %d", st.Pending, n)
+	}
+	res.raw, res.first, res.ready = median(raws), median(firsts), median(readies)
+	return res, d, nil
+}
+
+// medianRatio is the median of the rounds' own ratios.
+func (r restartResult) medianRatio() float64 {
+	s := append([]float64(nil), r.ratios...)
+	for i := range s { // a handful: insertion sort
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[len(s)/2]
+}
+
+// wheelBytes is the heap a wheel holding the n reminders of prefill takes
+// in this process, their keys included (the daemon must hold them too):
+// the floor of the daemon's memory per pending reminder.
+func wheelBytes(n int) float64 {
+	before := heapNow()
+	base := time.Now().Add(30 * 24 * time.Hour)
+	w := deadlines.Load(time.Millisecond, time.Now(), func(yield func(deadlines.Deadline) bool) {
+		for i := range n {
+			if !yield(deadlines.Deadline{Key: fmt.Sprintf("%sload-%07d", api.ReminderPrefix, i), Kind: api.ReminderKind,
+				At: base.Add(time.Duration(i) * time.Microsecond)}) {
+				return
+			}
+		}
+	})
+	after := heapNow()
+	runtime.KeepAlive(w)
+	return float64(after-before) / float64(n)
+}
+
+func heapNow() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
