@@ -77,6 +77,7 @@ func appendDeadline(dst []byte, d deadlines.Deadline) []byte {
 // thousands of allocations.
 type deadlineDecoder struct {
 	kinds map[string]string
+	last  string // the kind decoded last, interned
 	slab  []byte // payloads
 	keys  []byte // key bytes, never written twice: see key
 }
@@ -133,7 +134,11 @@ func lengthPrefixed(b []byte) (field, rest []byte, ok bool) {
 }
 
 func (dec *deadlineDecoder) kind(b []byte) string {
+	if string(b) == dec.last { // runs of one kind: no hashing
+		return dec.last
+	}
 	if s, ok := dec.kinds[string(b)]; ok {
+		dec.last = s
 		return s
 	}
 	s := string(b)
@@ -142,6 +147,7 @@ func (dec *deadlineDecoder) kind(b []byte) string {
 	}
 	if len(dec.kinds) < maxInternedKinds {
 		dec.kinds[s] = s
+		dec.last = s
 	}
 	return s
 }
