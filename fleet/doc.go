@@ -32,7 +32,11 @@
 //     period + grace (the put on a goroutine of its own, so a put waiting
 //     out a bucket election never holds the next publish). It carries the
 //     version, a run id and sequence (Boot, Seq), outbox depth, import
-//     state, counters, wakes and no-op wakes.
+//     state, counters, wakes and no-op wakes, and the safety vector.
+//   - safety.go: the beacon's safety vector: the ledger report (the same
+//     metrics as `wakewheel ledger report`) over the latest
+//     fleet.beacon.safety_entries entries, read incrementally after each
+//     beacon is on its way.
 //   - lanes.go: each lane's state (counts, the oldest unconsumed against its
 //     SLO) in the bucket wakewheel_lanes, published by its home on change,
 //     coalesced by the deadline fleet-lanes/<host> (never by a ticker).
@@ -41,11 +45,30 @@
 //     extends the monitor's own absent/<host> deadline (liveness); the
 //     bucket's TTL markers only feed the log, since a marker can be late or
 //     missing when the bucket's leader dies.
+//   - status.go, waiting.go: the member's own state (GET /v1/fleet) and
+//     the fleet's as the broker shows it (`wakewheel fleet status`): per
+//     host its last beacon, per lane what the stream holds beyond its
+//     home's import ack floor (read headers only, from the floor on).
+//   - parity.go: source parity, every id the stream holds for a home
+//     against its ledger (`fleet parity`, and `ledger report` in a fleet).
+//   - alarm.go: the monitor's sink that posts each alarm into an operator's
+//     lane, retried through an election until monitor.alert_timeout.
+//   - options.go: the member's options; the broker timings
+//     (fleet.request_timeout, publish_ack_wait, fetch_wait, retry_max,
+//     ping_interval) default to the registered numbers.
+//
+// Invariants: a post answered "queued" or "forwarded" is in its home's
+// lane exactly once after import, whatever crashes in between: the
+// broker's de-duplication window is only an optimisation, the home's id
+// index is the guarantee. Lane sequences are gap-free because only the
+// home assigns them. CONSUMED never leaves the home: wait, digest, ack and
+// park are local calls. While the broker is unreachable, local lanes work
+// unchanged, remote posts queue, and import pauses.
 //
 // # Why beacons also go on a core subject (the decision)
 //
 // With only the bucket, a SIGKILL of the bucket's stream leader silenced
-// every host for the election (3–10 s here), so live hosts were alarmed
+// every host for the election (seconds; 7.4 s measured for a stream), so live hosts were alarmed
 // absent with the dead one. A core NATS publish needs no stream leader: it
 // reaches every subscriber through any live node as soon as the
 // publisher's and the monitor's connections are up (a client of the killed
@@ -53,12 +76,12 @@
 // for what needs state: `fleet status` and a monitor that starts later
 // (the hosts' last beacons, within their TTL).
 //
-// The monitor also proves its own sight: every fleet.probe_every it
+// The monitor also proves its own sight: every monitor.probe_every it
 // publishes a probe on wakewheel.monitor.probe.<id> and waits for it. An
 // absence alarms only once a probe sent after its due time has come back
 // (so a silence in the moment before the monitor notices its own
 // blindness is never taken for an absence: at most one probe interval
-// later than period + grace); a probe not back within fleet.probe_late, or
+// later than period + grace); a probe not back within monitor.probe_late, or
 // a dropped connection, makes the monitor blind from its last confirmed
 // sight: the absences falling due are held, and when it sees again every
 // pending absence moves on by the blind time, so a host is absent after
@@ -69,16 +92,6 @@
 // Left as it is: a monitor whose node is cut from the other nodes (its
 // own probe still comes back) sees the hosts beyond the cut as absent;
 // run the monitor beside a node of the majority, or two monitors.
-//   - status.go: the member's own state (GET /v1/fleet) and the fleet's as
-//     the broker shows it (`wakewheel fleet status`).
-//
-// Invariants: a post answered "queued" or "forwarded" is in its home's
-// lane exactly once after import, whatever crashes in between: the
-// broker's de-duplication window is only an optimisation, the home's id
-// index is the guarantee. Lane sequences are gap-free because only the
-// home assigns them. CONSUMED never leaves the home: wait, digest, ack and
-// park are local calls. While the broker is unreachable, local lanes work
-// unchanged, remote posts queue, and import pauses.
 //
 // Imports: nats-server, nats.go, obligations, store (ops), scheduler (the
 // beacon's deadline), liveness (the monitor it feeds), internal/clock,

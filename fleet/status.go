@@ -217,10 +217,11 @@ func (st FleetStatus) Text() string {
 	return b.String()
 }
 
-// safetyText renders each host's safety vector: its verdict, and every
-// check with its value against its limit (the failing ones marked).
+// safetyText renders each host's safety vector: its verdict, how many
+// checks it has, and each failing one with its value against its limit
+// (`fleet status --json` has them all).
 func safetyText(b *strings.Builder, hosts []HostView) {
-	fmt.Fprintf(b, "\n%-16s %-8s %s\n", "HOST", "SAFETY", "CHECKS (value/limit over the latest ledger entries; ! fails)")
+	fmt.Fprintf(b, "\n%-16s %-8s %s\n", "HOST", "SAFETY", "OVER THE LATEST LEDGER ENTRIES (failing checks: value/limit)")
 	for _, h := range hosts {
 		if h.Safety == nil {
 			fmt.Fprintf(b, "%-16s %-8s %s\n", h.Host, "-", "(not in its beacon yet)")
@@ -230,15 +231,17 @@ func safetyText(b *strings.Builder, hosts []HostView) {
 		if !h.Safety.Pass {
 			verdict = "FAIL"
 		}
-		var checks []string
+		var failing []string
 		for _, m := range h.Safety.Metrics {
-			mark := ""
 			if !m.Pass {
-				mark = "!"
+				failing = append(failing, fmt.Sprintf("%s=%s/%s", m.Label(), m.Short(m.Value), m.Short(m.Limit)))
 			}
-			checks = append(checks, fmt.Sprintf("%s%s=%s/%s", mark, m.Label(), m.Short(m.Value), m.Short(m.Limit)))
 		}
-		fmt.Fprintf(b, "%-16s %-8s %d posts, %d consumed, %d unconsumed; %s\n", h.Host, verdict,
-			h.Safety.Posts, h.Safety.Consumed, h.Safety.Unconsumed, strings.Join(checks, " "))
+		fmt.Fprintf(b, "%-16s %-8s %d posts, %d consumed, %d unconsumed; %d checks, %d failing", h.Host, verdict,
+			h.Safety.Posts, h.Safety.Consumed, h.Safety.Unconsumed, len(h.Safety.Metrics), len(failing))
+		if len(failing) > 0 {
+			fmt.Fprintf(b, ": %s", strings.Join(failing, " "))
+		}
+		b.WriteString("\n")
 	}
 }

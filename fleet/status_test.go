@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,4 +69,26 @@ func TestFleetStatusShowsWhatWaitsPerLane(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestFleetStatusTextShowsSafetyAndWaiting: the terminal view names each
+// host's safety verdict and checks, and each lane's wait in the broker.
+func TestFleetStatusTextShowsSafetyAndWaiting(t *testing.T) {
+	now := time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)
+	rep := ob.ComputeReport([]ob.Entry{
+		{Kind: ob.EntryPost, Lane: "x", ID: "1", Class: ob.ClassHuman, At: now.Add(-time.Hour)},
+		{Kind: ob.EntryDelivery, Lane: "x", At: now.Add(-time.Hour)},
+		{Kind: ob.EntryNoop, Lane: "x", At: now.Add(-time.Hour)},
+	}, ob.DefaultSLOs(nil))
+	st := FleetStatus{At: now,
+		Hosts: []HostView{{HostBeacon: HostBeacon{Host: "a", Version: "v1.2", Safety: &rep}}, {HostBeacon: HostBeacon{Host: "b"}}},
+		Lanes: []LaneSummary{{Lane: "x", Home: "a", Reported: true, Waiting: 7}, {Lane: "y", Home: "b", WaitingError: "unreachable"}}}
+	text := st.Text()
+	t.Log("\n" + text)
+	for _, want := range []string{"v1.2", "a                FAIL     1 posts", "12 checks, 1 failing: noop_rate=0.500/0.050", "(not in its beacon yet)",
+		"WAITING", " 7 ", "waiting in the broker for b unknown: unreachable"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("fleet status text lacks %q", want)
+		}
+	}
 }

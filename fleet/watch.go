@@ -16,8 +16,8 @@ import (
 // beacons.
 const BlindReason = "monitor_blind"
 
-// Defaults of the monitor's sight probe (registered as fleet.probe_every
-// and fleet.probe_late; configs says why).
+// Defaults of the monitor's sight probe (registered as monitor.probe_every
+// and monitor.probe_late; configs says why).
 const (
 	DefaultProbeEvery = 250 * time.Millisecond
 	DefaultProbeLate  = time.Second
