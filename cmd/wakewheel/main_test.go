@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +23,15 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv("WAKEWHEEL_TEST_MAIN") == "1" {
 		os.Args = append([]string{"wakewheel"}, os.Args[1:]...)
+		if prof := os.Getenv("WAKEWHEEL_TEST_CPUPROFILE"); prof != "" {
+			// A daemon child profiled for a benchmark (its verb's exit writes it).
+			if f, err := os.Create(prof + "." + strconv.Itoa(os.Getpid())); err == nil && pprof.StartCPUProfile(f) == nil {
+				main()
+				pprof.StopCPUProfile()
+				f.Close()
+				os.Exit(0)
+			}
+		}
 		main()
 		os.Exit(0)
 	}
