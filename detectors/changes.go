@@ -28,6 +28,11 @@ type ChangeSet struct {
 	// "" on an unborn branch. It is the next since ref, once the set is
 	// durably captured.
 	Head string
+	// Worktree is the part of Paths that differs between Head and the
+	// index or the work tree, or is untracked (what status listed), sorted
+	// and unique. The rest of Paths differs between sinceRef and Head
+	// alone: committed, clean in the work tree.
+	Worktree []string
 }
 
 // GitChanged returns the changed set of the git root repoDir since sinceRef:
@@ -93,7 +98,7 @@ func GitChanged(ctx context.Context, repoDir, sinceRef string, skip SkipPolicy) 
 		return ChangeSet{}, err
 	}
 	var cs ChangeSet
-	var paths []string
+	var paths []string // status's paths, then diff-tree's
 	err = scanPorcelainV2Z(out,
 		func(h string) {
 			if oid, ok := strings.CutPrefix(h, "branch.oid "); ok && oid != "(initial)" {
@@ -105,6 +110,7 @@ func GitChanged(ctx context.Context, repoDir, sinceRef string, skip SkipPolicy) 
 		return ChangeSet{}, fmt.Errorf("detectors: git status in %s: %w", dir, err)
 	}
 
+	cs.Worktree = filterChanged(slices.Clone(paths), prefix, skip)
 	if sinceRef != "" && sinceRef != cs.Head {
 		if spec == nil || spec.head != cs.Head {
 			spec = start(cs.Head)

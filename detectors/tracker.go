@@ -133,19 +133,40 @@ func (t *Tracker) gitChanged(ctx context.Context, since string) (Result, error) 
 		return Result{}, err
 	}
 	res.Head = cs.Head
-	next := make(map[string]fileStat, len(cs.Paths))
+	// Only what status listed (dirty or untracked against Head) can come
+	// back at the next detection, whose since ref is Head: those paths are
+	// remembered as they are now. A path that differs between the refs
+	// alone (a checkout's files) is committed and clean; it is compared
+	// only if it is remembered (captured while dirty), never lstat'd
+	// otherwise, so a checkout costs no lstat pass of its own.
+	dirty := make(map[string]struct{}, len(cs.Worktree))
+	for _, p := range cs.Worktree {
+		dirty[p] = struct{}{}
+	}
+	next := make(map[string]fileStat, len(cs.Worktree))
 	out := make([]string, 0, len(cs.Paths))
 	for _, p := range cs.Paths {
+		old, known := t.captured[p]
+		_, isDirty := dirty[p]
+		if !known && !isDirty {
+			out = append(out, p)
+			continue
+		}
 		st := lstatRel(t.dir, p)
-		next[p] = st
-		if old, ok := t.captured[p]; ok && old == st {
+		if isDirty {
+			next[p] = st
+		}
+		if known && old == st {
 			continue
 		}
 		out = append(out, p)
 	}
 	for p, old := range t.captured {
-		if _, still := next[p]; !still && lstatRel(t.dir, p) != old {
-			out = append(out, p)
+		if _, still := next[p]; still {
+			continue
+		}
+		if _, listed := slices.BinarySearch(cs.Paths, p); !listed && lstatRel(t.dir, p) != old {
+			out = append(out, p) // changed back
 		}
 	}
 	t.next = next

@@ -62,6 +62,36 @@ func TestTrackerHandsADirtyFileOnce(t *testing.T) {
 
 // Memory takes effect only when the result is captured: a capture that
 // failed sees the same set again.
+// A checkout's files are committed and clean: handed once, never lstat'd
+// nor remembered (the memory holds only what status listed), so a big
+// checkout costs no lstat pass. A file dirty when captured and then
+// committed as it was is not handed again.
+func TestTrackerRemembersOnlyTheWorkTreesPart(t *testing.T) {
+	dir, a := trackerRepo(t, "a.go", "b.go")
+	tr := NewTracker(dir, SkipPolicy{})
+	writeFile(t, dir, "c.go", "dirty, then committed as is\n")
+	if res := detect(t, tr, Scan{SinceRef: a}, true); !slices.Equal(res.Paths, []string{"c.go"}) {
+		t.Fatalf("first detection: %q", res.Paths)
+	}
+	writeFile(t, dir, "a.go", "v2\n")
+	writeFile(t, dir, "d.go", "dirty\n")
+	git(t, dir, "add", "a.go", "c.go")
+	git(t, dir, "commit", "-q", "-m", "B")
+	res := detect(t, tr, Scan{SinceRef: a}, true)
+	if !slices.Equal(res.Paths, []string{"a.go", "d.go"}) {
+		t.Fatalf("after the commit: %q, want a.go (committed) and d.go (dirty); c.go was handed already", res.Paths)
+	}
+	if len(tr.captured) != 1 {
+		t.Fatalf("remembered %d paths, want only d.go: %v", len(tr.captured), tr.captured)
+	}
+	if _, ok := tr.captured["d.go"]; !ok {
+		t.Fatalf("d.go not remembered: %v", tr.captured)
+	}
+	if res := detect(t, tr, Scan{SinceRef: res.Head}, true); len(res.Paths) != 0 {
+		t.Fatalf("handed again: %q", res.Paths)
+	}
+}
+
 func TestTrackerRemembersOnlyCapturedSets(t *testing.T) {
 	dir, head := trackerRepo(t, "a.go")
 	tr := NewTracker(dir, SkipPolicy{})
