@@ -145,6 +145,23 @@ func (m *Manager) capture(r *root, path string, paths []string, head string, isG
 		return 0, 0, nil
 	}
 	ops, add := r.q.plan(paths)
+	early := 0
+	if first := m.batchSize(r); len(add) > first && m.canStartBatchLocked(r) {
+		// A large set: its first batch is written and handed to ingest
+		// before the rest is written. The since ref moves only with the
+		// rest: a crash in between detects the whole set again (the
+		// backlog holds the first batch once; ingest may get it twice).
+		if err := m.db.Write(true, ops[:first]...); err != nil {
+			return 0, r.q.Len(), err
+		}
+		r.q.commit(add[:first])
+		ref := r.rec.SinceRef
+		if isGit {
+			ref = head
+		}
+		m.startBatchOfLocked(r, ref, len(add)-first)
+		ops, add, early = ops[first:], add[first:], first
+	}
 	rec := r.rec
 	if isGit {
 		rec.SinceRef = head
@@ -161,15 +178,15 @@ func (m *Manager) capture(r *root, path string, paths []string, head string, isG
 			ops = append(ops, store.PutOp(nsMemory, path, memory))
 		}
 		if err := m.db.Write(true, ops...); err != nil {
-			return 0, r.q.Len(), err
+			return early, r.q.Len(), err
 		}
 	}
 	r.q.commit(add)
 	r.rec = rec
 	r.isGit = isGit
 	r.st.detections++
-	r.st.lastChanged = len(add)
-	return len(add), r.q.Len(), nil
+	r.st.lastChanged = early + len(add)
+	return early + len(add), r.q.Len(), nil
 }
 
 func (m *Manager) noteError(r *root, now time.Time, err error) {

@@ -35,8 +35,12 @@
 // those that changed back (see package detectors). The set comes back
 // once; the tracker remembers it only after the capture below. The set is appended to the backlog and
 // the since ref advanced in one synced store write: the ref never moves
-// past changes that are not durably queued. A non-empty backlog pushes
-// drain/<root>.
+// past changes that are not durably queued. A set larger than the root's
+// next batch (a checkout) is written in two: its first batch alone,
+// handed to ingest at once, then the rest with the since ref, so the
+// first batch runs while the rest is written (a crash in between detects
+// the whole set again; the first batch may reach ingest twice, never
+// zero times). A non-empty backlog pushes drain/<root>.
 //
 // Never detected (ownfiles.go): the daemon's own files (Options.OwnFiles:
 // log, store, socket) join the skip policy of the root that holds them;

@@ -54,6 +54,20 @@ func (m *Manager) drainHandler(ctx context.Context, f scheduler.Firing) schedule
 // ingest handler and a non-empty backlog, and reports whether it did.
 // m.mu is held.
 func (m *Manager) startBatchLocked(r *root) bool {
+	return m.startBatchOfLocked(r, r.rec.SinceRef, 0)
+}
+
+// canStartBatchLocked reports whether r may start a batch now: armed,
+// with an ingest handler, its directory there, no run going on and no
+// finished batch whose result its drain firing has yet to take.
+func (m *Manager) canStartBatchLocked(r *root) bool {
+	return r.rec.Armed && !r.runs.busy() && r.runs.results[KindDrain] == nil && m.hasIngest(r) && !r.dirMissingLocked()
+}
+
+// startBatchOfLocked is startBatchLocked for a batch whose changes belong
+// to sinceRef, with more paths about to join the backlog behind it (a
+// capture that starts its first batch before writing the rest).
+func (m *Manager) startBatchOfLocked(r *root, sinceRef string, more int) bool {
 	if !r.rec.Armed || r.runs.busy() || !m.hasIngest(r) || r.dirMissingLocked() {
 		return false
 	}
@@ -61,7 +75,7 @@ func (m *Manager) startBatchLocked(r *root) bool {
 	if len(batch) == 0 {
 		return false
 	}
-	b := Batch{Root: r.rec.Path, Paths: make([]string, len(batch)), Backlog: r.q.Len() - len(batch), SinceRef: r.rec.SinceRef}
+	b := Batch{Root: r.rec.Path, Paths: make([]string, len(batch)), Backlog: r.q.Len() - len(batch) + more, SinceRef: sinceRef}
 	for i, e := range batch {
 		b.Paths[i] = e.path
 	}

@@ -85,7 +85,23 @@ func decodeRecord(key string, val []byte) (Record, error) {
 	return r, nil
 }
 
-func queueKey(id, seq uint64) string { return fmt.Sprintf("%016x/%016x", id, seq) }
+// queueKey is "%016x/%016x" of id and seq, without fmt: a capture makes
+// one per changed path.
+func queueKey(id, seq uint64) string {
+	var b [33]byte
+	putHex16(b[:16], id)
+	b[16] = '/'
+	putHex16(b[17:], seq)
+	return string(b[:])
+}
+
+func putHex16(b []byte, v uint64) {
+	const digits = "0123456789abcdef"
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&0xf]
+		v >>= 4
+	}
+}
 
 func queuePrefix(id uint64) string { return fmt.Sprintf("%016x/", id) }
 
