@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/wakewheel/wakewheel/roots"
 )
 
 // TestCheckoutBesideWatchman is the checkout benchmark of `make bench`
@@ -191,14 +189,8 @@ func checkoutThroughDaemon(t *testing.T, repo string, want []string) checkoutRun
 	defer d.stop(t)
 	c := h.client()
 	out := filepath.Join(t.TempDir(), "ingested")
-	ingest := ingestScript(t, out)
-	if text, err := h.run("watch", repo, "--arm", "--ingest", ingest); err != nil {
-		t.Fatalf("watch: %v\n%s", err, text)
-	}
-	root, _ := roots.CleanPath(repo)
-	st := waitRoot(t, c, root, 60*time.Second, "the first detection", func(s roots.Status) bool {
-		return s.Mode == roots.ModeNotify && s.Detections >= 1 && drained(s)
-	})
+	st := watchArmed(t, c, repo, ingestScript(t, out), 60*time.Second)
+	root := st.Path
 	before, cpu0 := st.Batches, cpuOf(t, d.cmd.Process.Pid)
 	gitT(t, repo, "checkout", "-q", "B")
 	end := time.Now()
