@@ -16,10 +16,11 @@ import (
 // ErrDaemonDown means nothing answers on the socket.
 var ErrDaemonDown = errors.New("api: the daemon is not running")
 
-// ClientConns is how many idle connections a Client keeps to its daemon:
-// as many as the concurrent callers it expects. With net/http's default of
-// 2, 64 goroutines posting through one Client closed and redialled a
-// connection for most requests, and lost 70% of the in-process rate.
+// ClientConns is how many idle connections a Client keeps to its daemon
+// (clientconn.go): as many as the concurrent callers it expects. With
+// net/http's default of 2, 64 goroutines posting through one Client closed
+// and redialled a connection for most requests, and lost 70% of the
+// in-process rate.
 const ClientConns = 64
 
 // Client talks to a daemon over its unix socket. It is safe for concurrent

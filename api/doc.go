@@ -25,6 +25,8 @@
 //	                GET /v1/ledger
 //	roots.go        GET|POST|DELETE /v1/roots, POST /v1/roots/arm|disarm
 //	leases.go       GET /v1/leases, POST /v1/leases/{name}/acquire|renew|release
+//	probe.go        GET /v1/debug/timer?in=D (how late a plain runtime timer
+//	                fires in the daemon now: the machine's part of lateness)
 //
 // Every request is traffic (Server.OnRequest) before it is served.
 //
@@ -38,9 +40,17 @@
 // status reads counts the wheel keeps as deadlines come and go. Listings
 // never ask the loop at all: GET /v1/deadlines is a page (limit, after
 // cursor, prefix) cut from the store's consistent snapshot, fires and the
-// ledger are pages after a sequence number; all three take turns through a
-// gate that leaves one core to the loop (listing.go). The client keeps
-// ClientConns idle connections, so concurrent callers reuse them.
+// ledger are pages after a sequence number; all three, and status, take
+// turns through a gate that leaves one core to the loop (listing.go), and a
+// deadline page yields the processor as it is written.
+//
+// The post is the hot route: its request and answer, and a deadline page,
+// are read and written without reflection (jsonscan.go, postjson.go,
+// pagejson.go), byte for byte what encoding/json writes, which keeps the
+// last word on anything the hand-written reader does not take. The client
+// writes each request and reads its answer on the caller's goroutine over
+// up to ClientConns pooled connections (clientconn.go), not through
+// net/http's Transport.
 //
 // Imports: scheduler (the runner's single entry point), deadlines (the
 // reminder's mutation and name rule), obligations, roots, lanerun and fleet

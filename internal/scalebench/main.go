@@ -318,6 +318,10 @@ func startDaemon(bin, home string) (*daemon, error) {
 		return nil, err
 	}
 	cmd := exec.Command(bin, "daemon")
+	if v := os.Getenv("SCALE_NICE"); v != "" {
+		// nice execs the daemon: the same process, at another priority.
+		cmd = exec.Command("nice", "-n", v, bin, "daemon")
+	}
 	cmd.Env = append(os.Environ(),
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		"XDG_STATE_HOME="+filepath.Join(home, "state"),
