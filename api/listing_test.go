@@ -4,10 +4,16 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/scheduler"
 )
 
@@ -68,6 +74,60 @@ func TestDeadlinePages(t *testing.T) {
 		code, out := request(t, srv, "GET", "/v1/deadlines?"+bad, "")
 		if msg := fmt.Sprint(out["error"]); code != http.StatusBadRequest || !strings.Contains(msg, "limit") {
 			t.Errorf("%s: %d %v, want a 400 naming limit", bad, code, out)
+		}
+	}
+}
+
+// Readers take turns, and a reader's place stays taken for as long again
+// after it answered: the next one starts no sooner (readers get at most
+// half of their places' time), while each answer comes as soon as it is
+// written.
+func TestReadersTakeAtMostHalfTheirPlaces(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // a gate of one place
+	srv := api.NewServer(nil, nil, api.Info{Version: "test"}, zerolog.Nop())
+	const work = 40 * time.Millisecond
+	var mu sync.Mutex
+	var starts, ends []time.Time
+	srv.HandleListing("GET /v1/slow", "status", func(w http.ResponseWriter, r *http.Request) error {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		time.Sleep(work)
+		mu.Lock()
+		ends = append(ends, time.Now())
+		mu.Unlock()
+		_, err := w.Write([]byte("{}"))
+		return err
+	})
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			resp, err := http.Get(hs.URL + "/v1/slow")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("status %d", resp.StatusCode)
+			}
+			if d := time.Since(t0); d < work {
+				t.Errorf("answered in %v, before its own work", d)
+			}
+		}()
+	}
+	wg.Wait()
+	slices.SortFunc(starts, time.Time.Compare)
+	slices.SortFunc(ends, time.Time.Compare)
+	for i := 1; i < len(starts); i++ {
+		// The place freed at ends[i-1] + the time it was held (>= work).
+		if gap := starts[i].Sub(ends[i-1]); gap < work-5*time.Millisecond {
+			t.Errorf("reader %d started %v after the previous one ended, want >= %v", i, gap, work)
 		}
 	}
 }
