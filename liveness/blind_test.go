@@ -1,6 +1,7 @@
 package liveness
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,4 +140,122 @@ func TestASlowSinkDelaysNoAlarm(t *testing.T) {
 		t.Fatalf("webhook after release %+v, want the 3 it held", w)
 	}
 	t.Logf("5 alarms with the webhook hanging: the slowest raise returned in %s, the command delivered all 5 meanwhile, the webhook dropped 2", slowest)
+}
+
+// TestBlindSpellsOverADay replays, on a fake clock, a day of three feed
+// hosts beaconing every 0.9–1.4 s (period 1 s, grace 2 s: never 3 s of
+// observed silence) while the feed goes blind for 1–15 s every few
+// minutes (beacons sent then are lost) and confirms its sight every
+// 250 ms otherwise: 0 alarms. Then b dies: it is alarmed once, within
+// period + grace + the blind time since its last beacon + one probe.
+func TestBlindSpellsOverADay(t *testing.T) {
+	const period, grace, probe = time.Second, 2 * time.Second, 250 * time.Millisecond
+	seed := *monitorSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (replay: go test ./liveness -run TestBlindSpellsOverADay -monitor.seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	eng, _ := memEngine(t, t0)
+	m, err := NewMonitor(MonitorOptions{Period: period, Grace: grace, Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Register(eng)
+	hosts := []string{"a", "b", "c"}
+	next := map[string]time.Time{}
+	for _, h := range hosts {
+		next[h] = t0.Add(time.Duration(rng.Int64N(int64(period))))
+	}
+	end := t0.Add(24 * time.Hour)
+	dies := end.Add(-time.Minute)
+	spellAt := t0.Add(time.Duration(60+rng.IntN(240)) * time.Second)
+	var spellEnd time.Time
+	nextProbe, lastProbe := t0, t0
+	var lastB time.Time
+	type spell struct {
+		end time.Time
+		d   time.Duration
+	}
+	var ended []spell
+	spells, lost := 0, 0
+	for now := t0; now.Before(end.Add(time.Minute)); {
+		// the next event: a beacon, a probe, a spell's start or end
+		at := nextProbe
+		for _, h := range hosts {
+			if next[h].Before(at) {
+				at = next[h]
+			}
+		}
+		blind := !spellEnd.IsZero()
+		if !blind && spellAt.Before(at) {
+			at = spellAt
+		}
+		if blind && spellEnd.Before(at) {
+			at = spellEnd
+		}
+		now = at
+		step(eng, now)
+		switch {
+		case !blind && now.Equal(spellAt):
+			m.blind(now, lastProbe) // since the last probe that came back
+			spellEnd = now.Add(time.Second + time.Duration(rng.Int64N(int64(14*time.Second))))
+			spells++
+		case blind && now.Equal(spellEnd):
+			d, err := m.sighted(eng, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ended = append(ended, spell{now, d})
+			spellEnd = time.Time{}
+			spellAt = now.Add(time.Duration(60+rng.IntN(240)) * time.Second)
+		case now.Equal(nextProbe):
+			if !blind {
+				m.raiseAll(m.seeing(eng, now, now))
+				lastProbe = now
+			}
+			nextProbe = now.Add(probe)
+		default:
+			for _, h := range hosts {
+				if !next[h].Equal(now) {
+					continue
+				}
+				next[h] = now.Add(900*time.Millisecond + time.Duration(rng.Int64N(int64(500*time.Millisecond))))
+				if h == "b" && now.After(dies) {
+					next[h] = end.Add(48 * time.Hour)
+					continue
+				}
+				if blind {
+					lost++
+					continue
+				}
+				if _, err := m.seen(eng, now, h, ViaFeed, "success", ""); err != nil {
+					t.Fatal(err)
+				}
+				if h == "b" {
+					lastB = now
+				}
+			}
+		}
+	}
+	alarms := m.Alarms()
+	if len(alarms) != 1 || alarms[0].Host != "b" || alarms[0].Reason != "absent" {
+		t.Fatalf("%d blind spells, %d beacons lost in them: alarms %+v; want b absent alone", spells, lost, alarms)
+	}
+	// The blind time that counts: the spells that ended after b's last
+	// beacon and before its alarm.
+	var blindSinceLastB time.Duration
+	for _, sp := range ended {
+		if sp.end.After(lastB) && !sp.end.After(alarms[0].At) {
+			blindSinceLastB += sp.d
+		}
+	}
+	late := alarms[0].At.Sub(lastB.Add(period + grace + blindSinceLastB))
+	if late < 0 || late > probe {
+		t.Fatalf("b alarmed %s after its last beacon; want period + grace + %s blind, + at most one probe", alarms[0].At.Sub(lastB), blindSinceLastB)
+	}
+	st := m.Sight()
+	t.Logf("a day, %d blind spells (%.0f s blind), %d beacons lost in them: 0 false alarms; b alarmed %s after its last beacon (+%s over period + grace + its blind time)",
+		spells, st.Total, lost, alarms[0].At.Sub(lastB), late)
 }
