@@ -170,9 +170,14 @@ func (m *Monitor) Attach(r Runner) {
 	m.mu.Unlock()
 }
 
-// Wait delivers the alarms still queued for the sinks and ends the sinks:
-// the monitor raises no more alarms to them afterwards.
-func (m *Monitor) Wait() { m.sinks.close() }
+// Wait delivers the alarms still queued for the sinks, for at most two
+// alarm timeouts, and ends the sinks: the monitor raises no more alarms to
+// them afterwards. What a hanging sink still held is logged as lost.
+func (m *Monitor) Wait() {
+	if left := m.sinks.close(2 * m.opts.Timeout); left > 0 {
+		m.opts.Logger.Error().Int("alarms", left).Msg("monitor stopping: alarms still queued for a hanging sink were not delivered")
+	}
+}
 
 // Sinks reports each alarm sink's deliveries, failures and drops.
 func (m *Monitor) Sinks() []SinkStatus { return m.sinks.status() }

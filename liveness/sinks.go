@@ -1,8 +1,10 @@
 package liveness
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultSinkQueue is how many alarms may wait for one sink (registered as
@@ -87,7 +89,10 @@ func (ss *sinks) offer(a Alarm) (full []string) {
 	return full
 }
 
-func (ss *sinks) close() {
+// close ends the sinks: each delivers what it has queued, for at most
+// wait in all (a hanging webhook must not hold a monitor's stop for its
+// whole queue); it returns how many alarms were left undelivered.
+func (ss *sinks) close(wait time.Duration) (left int) {
 	ss.mu.Lock()
 	if !ss.closed {
 		ss.closed = true
@@ -97,9 +102,16 @@ func (ss *sinks) close() {
 	}
 	list := ss.list
 	ss.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
 	for _, s := range list {
-		<-s.done
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			left += len(s.q)
+		}
 	}
+	return left
 }
 
 func (ss *sinks) status() []SinkStatus {
