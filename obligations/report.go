@@ -106,6 +106,9 @@ type Report struct {
 	Turns   []TurnStat `json:"turns,omitempty"`
 	Metrics []Metric   `json:"metrics"`
 	Pass    bool       `json:"pass"` // every metric passes
+	// SourceParityError says why source parity, which a home in a fleet
+	// is judged on, could not be checked ("" when it was, or is not due).
+	SourceParityError string `json:"source_parity_error,omitempty"`
 }
 
 // SourceParityMetric is the name of the source-parity check of a home in
@@ -299,6 +302,9 @@ func (r Report) String() string {
 	}
 	tw.Flush()
 	turnTable(&b, r.Turns)
+	if r.SourceParityError != "" {
+		fmt.Fprintf(&b, "source parity: not judged (%s)\n", r.SourceParityError)
+	}
 	fmt.Fprintf(&b, "overall: %s", verdict(r.Pass))
 	if unjudged > 0 {
 		fmt.Fprintf(&b, " (%d timing checks not judged: nothing of their class was consumed or acted on yet)", unjudged)

@@ -272,7 +272,7 @@ func (a *app) ledgerCmd() *cobra.Command {
 				p, perr := homeParity(pctx, cfg, c, entries)
 				cancel()
 				if perr != nil {
-					note = fmt.Sprintf("source parity: not judged (%v)\n", perr)
+					r.SourceParityError = perr.Error()
 				} else {
 					r.AddSourceParity(p.InStream, len(p.Missing))
 					if len(p.Missing) > 0 {
