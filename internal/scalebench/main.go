@@ -87,6 +87,7 @@ func runLoad(bin string, n int) error {
 	}
 	base := empty.rss()
 	empty.stop()
+	fmt.Printf("empty daemon: ready in %v, CPU %v\n", ms(empty.ready), ms(empty.readyCPU))
 	r, d, err := restarts(bin, dir, n)
 	if err != nil {
 		return err
@@ -94,8 +95,9 @@ func runLoad(bin string, n int) error {
 	defer d.stop()
 	m := d.rss()
 	wheel := wheelBytes(n)
-	fmt.Printf("restart (median of %d interleaved): first answer %v, ready %v, raw iteration %v: ready %.2f× raw (median of the rounds' ratios %.2f×)\n",
-		restartRounds, ms(r.first), ms(r.ready), ms(r.raw), ratio(r.ready, r.raw), r.medianRatio())
+	fmt.Printf("restart (median of %d interleaved): first answer %v, ready %v, raw iteration %v: ready %.2f× raw (median of the rounds' ratios %.2f×); CPU %v against %v (%.2f×)\n",
+		restartRounds, ms(r.first), ms(r.ready), ms(r.raw), ratio(r.ready, r.raw), r.medianRatio(),
+		ms(r.readyCPU), ms(r.rawCPU), ratio(r.readyCPU, r.rawCPU))
 	fmt.Printf("RSS %.1f MB (empty daemon %.1f MB), peak %.1f MB: %.0f B a reminder over the empty daemon; the wheel's own with its keys %.0f B: %.0f B over it\n",
 		mb(m.rss), mb(base.rss), mb(m.hwm), perReminder(m.rss-base.rss, n), wheel, perReminder(m.rss-base.rss, n)-wheel)
 	return nil
@@ -168,6 +170,8 @@ func run(bin string, n, posts, probes int) error {
 	fmt.Println("|---|---|---|---|---|")
 	fmt.Printf("| restart to ready (every deadline loaded), %d pending (median of %d, each after a raw iteration) | %v | raw LevelDB open + iteration %v | %.2f (rounds' median %.2f) | ≤ 2 |\n",
 		n, restartRounds, ms(restart.ready), ms(restart.raw), ratio(restart.ready, restart.raw), restart.medianRatio())
+	fmt.Printf("| the same in CPU time: the daemon from exec to ready | %v | the raw iteration's %v | %.2f | — |\n",
+		ms(restart.readyCPU), ms(restart.rawCPU), ratio(restart.readyCPU, restart.rawCPU))
 	fmt.Printf("| restart to first `status` answer (state loading) | %v | — | %.2f | — |\n",
 		ms(restart.first), ratio(restart.first, restart.raw))
 	fmt.Printf("| daemon RSS, %d pending: after the restart / after the load phase | %.1f MB / %.1f MB | empty daemon %.1f MB | %.0f B / %.0f B a reminder | ≤ 150 MB |\n",
@@ -245,16 +249,26 @@ func procCPU(path string) time.Duration {
 	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
-// settle starts and stops the daemon once on a new store, so that the
-// store the measures read is the one a daemon leaves behind (its journal
-// compacted into tables), for the raw iteration and the restarts alike.
+// settle starts and stops the daemon once on a new store, then compacts
+// it whole, so that the store the measures read is the one a long-running
+// daemon leaves behind (its journal in tables, the tables compacted), and
+// stays the same through every round: a short daemon run leaves level-0
+// tables that the next open compacts in the background, under the rounds.
 func settle(bin, home string) error {
 	d, err := startDaemon(bin, home)
 	if err != nil {
 		return err
 	}
 	d.stop()
-	return nil
+	ldb, err := leveldb.OpenFile(filepath.Join(home, "store"), nil)
+	if err != nil {
+		return err
+	}
+	if err := ldb.CompactRange(util.Range{}); err != nil {
+		ldb.Close()
+		return err
+	}
+	return ldb.Close()
 }
 
 func numCPU() int {
@@ -301,6 +315,7 @@ type daemon struct {
 	client      *api.Client
 	firstAnswer time.Duration // the first status answer (loading, or ready)
 	ready       time.Duration // the first status that said ready
+	readyCPU    time.Duration // the daemon's CPU time by then
 }
 
 // startDaemon starts the binary on home/store and waits until its status
@@ -347,7 +362,7 @@ func startDaemon(bin, home string) (*daemon, error) {
 			d.firstAnswer = time.Since(start)
 		}
 		if err == nil && st.State != api.StateLoading {
-			d.ready = time.Since(start)
+			d.ready, d.readyCPU = time.Since(start), d.cpu()
 			return d, nil
 		}
 		if time.Since(start) > 2*time.Minute {
