@@ -224,7 +224,10 @@ func checkSocket(ctx context.Context, path string) (finding, *api.Status) {
 		status = &st
 	}
 	f.Detail = path
-	if status != nil {
+	switch {
+	case status != nil && status.State == api.StateLoading && status.Loading != nil:
+		f.Detail += fmt.Sprintf(": the daemon answers (pid %d, %s), still loading its deadlines (%d%%)", status.PID, status.Version, status.Loading.Percent)
+	case status != nil:
 		f.Detail += fmt.Sprintf(": the daemon answers (pid %d, %s, %d pending)", status.PID, status.Version, status.Pending)
 	}
 	if len(problems) > 0 {
@@ -242,6 +245,9 @@ func checkStore(dir string, status *api.Status) finding {
 	}
 	if status != nil {
 		f.Detail = fmt.Sprintf("%s: open in the daemon, %d deadlines pending, %d alerts since start", status.StoreDir, status.Pending, status.Alerts)
+		if status.State == api.StateLoading && status.Loading != nil {
+			f.Detail = fmt.Sprintf("%s: open in the daemon, loading its deadlines (%d%%, %d read)", status.StoreDir, status.Loading.Percent, status.Loading.Read)
+		}
 		if filepath.Clean(status.StoreDir) != filepath.Clean(dir) {
 			f.Level = levelWarn
 			f.Fix = "the daemon uses another store than this configuration names (" + dir + "): run doctor with the daemon's config"

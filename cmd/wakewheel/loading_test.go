@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/reminders"
@@ -214,4 +217,26 @@ func awaitCatchUp(t *testing.T, c *api.Client, after uint64, started time.Time, 
 		t.Fatalf("%d pending after the catch-up, want %d", st.Pending, loadingN)
 	}
 	return after
+}
+
+// The CLI's status against a daemon that is loading: it says so with the
+// percent and exits 0 (alive); with --ready it exits 75 (not ready yet).
+func TestStatusVerbWhileLoading(t *testing.T) {
+	h := newHome(t)
+	front, err := api.ListenFront(h.socket, api.Info{Version: "test", Socket: h.socket}, func() api.LoadState {
+		return api.LoadState{Percent: 42, Read: 420_000}
+	}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer front.Shutdown(context.Background())
+	out, err := h.run("status")
+	if err != nil || !strings.Contains(out, "loading 42% (420000 deadlines read)") {
+		t.Fatalf("status while loading: %v\n%s", err, out)
+	}
+	out, err = h.run("status", "--ready")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != api.ExitStopping || !strings.Contains(out, "not ready") {
+		t.Fatalf("status --ready while loading: %v (want exit 75)\n%s", err, out)
+	}
 }
