@@ -18,6 +18,14 @@ func testCheckoutThroughDaemon(t *testing.T, n, added int) {
 	repo, a, b := checkoutRepo(t, n, added)
 	t.Logf("generated %d files (+%d new on B) in %v", n, added, time.Since(start).Round(time.Millisecond))
 	h := newHome(t)
+	// One checkout is one detection because the detection waits while
+	// the checkout holds .git/index.lock, at most detect.index_lock_wait
+	// (10 s). This checkout takes ~4 s on a quiet box and 15-26 s on a
+	// loaded one, where the lock outlived the wait and was taken as
+	// stale (a detection mid-checkout, by design). The wait is set past
+	// any checkout here, so what is asserted is the rule itself, not the
+	// box's speed.
+	h.env = append(h.env, "WAKEWHEEL_DETECT_INDEX_LOCK_WAIT=5m")
 	d := h.start()
 	defer d.stop(t)
 	c := h.client()
@@ -30,7 +38,7 @@ func testCheckoutThroughDaemon(t *testing.T, n, added int) {
 	start = time.Now()
 	gitT(t, repo, "checkout", "-q", "B")
 	took := time.Since(start)
-	st = waitRoot(t, c, root, 120*time.Second, "the drain", func(s roots.Status) bool { return s.Detections > before && drained(s) })
+	st = waitRoot(t, c, root, 5*time.Minute, "the drain", func(s roots.Status) bool { return s.Detections > before && drained(s) })
 	time.Sleep(1500 * time.Millisecond) // a second detection would come within the burst window
 	st = rootStatus(t, c, root)
 	want := splitZ(gitT(t, repo, "diff", "--name-only", "--no-renames", "-z", a, b))
