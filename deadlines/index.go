@@ -32,6 +32,7 @@ type index struct {
 	count  int    // full slots
 	used   int    // full and deleted slots
 	limit  int    // the most slots that may be used
+	gen    uint32 // counts the tables made: a position is valid within one
 }
 
 // group is 64 bytes: ctrl[0] describes slots 0 to 7, ctrl[1] slots 8 to 15;
@@ -218,6 +219,7 @@ func (x *index) reserve(n int) {
 // empty makes the table an empty one of n groups (a power of two).
 func (x *index) empty(n int) {
 	*x = index{
+		gen:    x.gen + 1,
 		groups: make([]group, n),
 		mask:   uint32(n - 1),
 		shift:  uint8(32 - bits.TrailingZeros(uint(n))),

@@ -64,6 +64,12 @@ func checkInvariants(t *testing.T, w *Wheel) {
 	if w.index.used > w.index.limit {
 		t.Fatalf("index uses %d slots, limit %d", w.index.used, w.index.limit)
 	}
+	if i := w.recent; i != nilIdx && w.slab.at(i).live() && w.recentPos != noPos && w.recentGen == w.index.gen {
+		pos := w.recentPos
+		if got := w.index.groups[pos/groupSize].slot(pos % groupSize); got != i {
+			t.Fatalf("the last entry found, %d, is remembered at index position %d, which holds %d", i, pos, got)
+		}
+	}
 	for set := range len(w.hints.ways) / hintWays {
 		for _, v := range w.hints.ways[hintWays*set:][:hintWays] {
 			if v == 0 {

@@ -28,7 +28,11 @@ type Wheel struct {
 	kinds    kinds
 	payloads map[int32][]byte // by slab index, for entries with hasPayload
 	recent   int32            // the entry found or added last (maybe freed since)
-	min      slotMin          // the earliest slot's smallest entry, once Earliest found it
+	// recentPos is recent's index position, or noPos; valid while the
+	// index's generation is recentGen (a rebuild moves every slot).
+	recentPos uint32
+	recentGen uint32
+	min       slotMin // the earliest slot's smallest entry, once Earliest found it
 }
 
 // NewWheel returns an empty wheel with the given base tick (> 0), starting at start.
@@ -42,10 +46,10 @@ func NewWheel(tick time.Duration, start time.Time) *Wheel {
 		minAt:  (math.MinInt64/t + 1) * t,
 		maxAt:  math.MaxInt64 / t * t,
 		slab:   slab{free: nilIdx},
-		recent: nilIdx,
-		min:    slotMin{i: nilIdx},
-		seed:   maphash.MakeSeed(),
-		kinds:  newKinds(),
+		recent: nilIdx, recentPos: noPos,
+		min:   slotMin{i: nilIdx},
+		seed:  maphash.MakeSeed(),
+		kinds: newKinds(),
 	}
 	for b := range w.heads {
 		w.heads[b] = nilIdx
@@ -193,15 +197,16 @@ func (w *Wheel) All() iter.Seq[Deadline] {
 // lookup returns key's slab index and entry, and the index position when it
 // is known (else noPos); or, when key is absent, nilIdx, and the hash and
 // position that add needs. The entry found last is tried first, without
-// hashing: a burst touches one key again and again; then the hints, which
-// remember the keys found lately; then the index.
+// hashing: a burst touches one key again and again, and a deadline is often
+// cancelled or fired just after it was set; then the hints, which remember
+// the keys found lately; then the index.
 func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
-	if i, e = w.lastFound(key); i != nilIdx {
-		return i, e, e.hash, noPos
+	if i, e, pos = w.lastFound(key); i != nilIdx {
+		return i, e, e.hash, pos
 	}
 	h = w.hash(key)
 	if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
-		w.recent = i
+		w.setRecent(i, noPos)
 		return i, e, h, noPos
 	}
 	return w.probe(key, h)
@@ -211,27 +216,36 @@ func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
 // the hints, which cannot say that a key is absent, so that a new key costs
 // one cache miss (its index group), not two.
 func (w *Wheel) lookupNew(key string) (i int32, e *entry, h, pos uint32) {
-	if i, e = w.lastFound(key); i != nilIdx {
-		return i, e, e.hash, noPos
+	if i, e, pos = w.lastFound(key); i != nilIdx {
+		return i, e, e.hash, pos
 	}
 	return w.probe(key, w.hash(key))
 }
 
-// lastFound returns the entry found or added last if it holds key.
-func (w *Wheel) lastFound(key string) (int32, *entry) {
+// lastFound returns the entry found or added last, and its index position
+// if known, when it holds key.
+func (w *Wheel) lastFound(key string) (int32, *entry, uint32) {
 	if i := w.recent; i != nilIdx {
 		if e := w.slab.at(i); e.key == key && e.live() {
-			return i, e
+			pos := w.recentPos
+			if w.recentGen != w.index.gen {
+				pos = noPos
+			}
+			return i, e, pos
 		}
 	}
-	return nilIdx, nil
+	return nilIdx, nil, noPos
+}
+
+func (w *Wheel) setRecent(i int32, pos uint32) {
+	w.recent, w.recentPos, w.recentGen = i, pos, w.index.gen
 }
 
 // probe looks key up in the index, and hints what it finds.
 func (w *Wheel) probe(key string, h uint32) (i int32, e *entry, _, pos uint32) {
 	i, e, pos = w.index.find(&w.slab, key, h)
 	if i != nilIdx {
-		w.recent = i
+		w.setRecent(i, pos)
 		w.hints.put(h, i)
 	}
 	return i, e, h, pos
@@ -246,12 +260,16 @@ func (w *Wheel) hash(key string) uint32 {
 // find returned.
 func (w *Wheel) add(key string, h, pos uint32, kind uint16, at, since int64, payload []byte) {
 	i := w.slab.alloc()
-	w.recent = i
 	e := w.slab.at(i)
 	e.key, e.at, e.since, e.hash, e.kind = key, at, since, h, kind
 	w.kinds.count(noKind, kind)
 	w.setPayload(i, e, payload)
+	gen := w.index.gen
 	w.index.insertAt(&w.slab, i, h, pos)
+	if w.index.gen != gen { // rebuilt: i is elsewhere
+		pos = noPos
+	}
+	w.setRecent(i, pos)
 	w.hints.fit(len(w.index.groups) * groupSize)
 	w.link(i, e, w.bucketFor(w.dueTick(at)))
 }
