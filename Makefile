@@ -1,6 +1,9 @@
 # wakewheel — make targets. Needs only Go and git.
 GO      ?= go
 BIN     := bin/wakewheel
+# The broker's program: a node of the fleet's broker (nats-server), apart
+# from the daemon's binary so the daemon never links nats-server.
+BROKER_BIN := bin/wakewheel-broker
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
@@ -9,8 +12,10 @@ ENGINE_PKGS := ./deadlines/... ./scheduler/... ./store/... ./obligations/... ./w
 
 .PHONY: build run test test-race test-rest test-readme fuzz bench bench-checkout bench-scale bench-wheels lint clean fleet-test fleet-bench install uninstall
 
+## build: bin/wakewheel (the daemon and its CLI) and bin/wakewheel-broker
+## (the broker node `wakewheel broker` and fleet.embed run)
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wakewheel
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/wakewheel ./cmd/wakewheel-broker
 
 ## run: build and start the daemon with zero configuration (Ctrl-C stops it)
 run: build
@@ -101,7 +106,9 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## install: the binary, the systemd user unit (Linux), shell completion
+## install: the binaries (wakewheel and wakewheel-broker, side by side:
+## wakewheel looks for the broker's program beside itself first), the
+## systemd user unit (Linux), shell completion
 ## and man pages, under PREFIX (default ~/.local: no root needed).
 ## uninstall removes exactly those files.
 PREFIX     ?= $(HOME)/.local
@@ -113,6 +120,7 @@ FISHCOMP   ?= $(PREFIX)/share/fish/vendor_completions.d
 SYSTEMDDIR ?= $(HOME)/.config/systemd/user
 install: build
 	install -Dm0755 $(BIN) $(DESTDIR)$(BINDIR)/wakewheel
+	install -Dm0755 $(BROKER_BIN) $(DESTDIR)$(BINDIR)/wakewheel-broker
 	mkdir -p $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMP) $(DESTDIR)$(ZSHCOMP) $(DESTDIR)$(FISHCOMP)
 	$(BIN) man $(DESTDIR)$(MANDIR) >/dev/null
 	$(BIN) completion bash >$(DESTDIR)$(BASHCOMP)/wakewheel
@@ -121,12 +129,12 @@ install: build
 	@if [ "$$(uname)" = Linux ]; then \
 	  mkdir -p $(DESTDIR)$(SYSTEMDDIR); \
 	  sed 's|^ExecStart=.*|ExecStart=$(BINDIR)/wakewheel daemon|' packaging/wakewheel.service >$(DESTDIR)$(SYSTEMDDIR)/wakewheel.service; \
-	  echo "installed $(BINDIR)/wakewheel; start it: systemctl --user daemon-reload && systemctl --user enable --now wakewheel"; \
+	  echo "installed $(BINDIR)/wakewheel and $(BINDIR)/wakewheel-broker; start it: systemctl --user daemon-reload && systemctl --user enable --now wakewheel"; \
 	  echo "its log: journalctl --user -u wakewheel -f"; \
-	else echo "installed $(BINDIR)/wakewheel; on macOS see packaging/README.md for the launchd agent (log: /tmp/dev.wakewheel.log)"; fi
+	else echo "installed $(BINDIR)/wakewheel and $(BINDIR)/wakewheel-broker; on macOS see packaging/README.md for the launchd agent (log: /tmp/dev.wakewheel.log)"; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/wakewheel $(DESTDIR)$(MANDIR)/wakewheel.1 $(DESTDIR)$(MANDIR)/wakewheel-*.1
+	rm -f $(DESTDIR)$(BINDIR)/wakewheel $(DESTDIR)$(BINDIR)/wakewheel-broker $(DESTDIR)$(MANDIR)/wakewheel.1 $(DESTDIR)$(MANDIR)/wakewheel-*.1
 	rm -f $(DESTDIR)$(BASHCOMP)/wakewheel $(DESTDIR)$(ZSHCOMP)/_wakewheel $(DESTDIR)$(FISHCOMP)/wakewheel.fish
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/wakewheel.service
 	@echo "uninstalled; the store and the config are kept (~/.local/state/wakewheel, ~/.config/wakewheel)"

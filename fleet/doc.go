@@ -4,9 +4,11 @@
 //
 // What it owns:
 //
-//   - broker.go: an embedded nats-server node (`wakewheel broker`) with
-//     JetStream and SyncAlways, clustered through routes. A node that
-//     listens beyond loopback needs TLS and authorization.
+//   - embed.go: the broker node of a fleet of one (fleet.embed), run as a
+//     supervised child: the broker's program (cmd/wakewheel-broker, the
+//     server side in fleet/broker), in its own process group with
+//     Pdeathsig, ready once it answers under its own name, started again
+//     (alerted) if it ends by itself, stopped with SIGTERM on Close.
 //   - conn.go: a member's connection (reconnecting for ever, no reconnect
 //     buffer), the stream WAKEWHEEL_OBLIGATIONS and the buckets it creates.
 //   - subjects.go: names. A post to lane L homed on H from origin O is
@@ -93,8 +95,11 @@
 // own probe still comes back) sees the hosts beyond the cut as absent;
 // run the monitor beside a node of the majority, or two monitors.
 //
-// Imports: nats-server, nats.go, obligations, store (ops), scheduler (the
-// beacon's deadline), liveness (the monitor it feeds), internal/clock,
+// Imports: nats.go (the client only), obligations, store (ops), scheduler
+// (the beacon's deadline), liveness (the monitor it feeds),
+// internal/supervise (the embedded node), internal/clock,
 // internal/netrule (the broker rule, shared with configs), zerolog.
-// Never viper, configs or cmd; the clock only through internal/clock.
+// Never nats-server or fleet/broker (the daemon links this package, and
+// nats-server's package init wakes its process every second), viper,
+// configs or cmd; the clock only through internal/clock.
 package fleet

@@ -3,12 +3,14 @@
 package fleet_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/wakewheel/wakewheel/fleet"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/wakewheel/wakewheel/api"
+	"github.com/wakewheel/wakewheel/internal/supervise"
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
 
@@ -474,10 +477,46 @@ func TestFleetOfOneEmbedsItsBroker(t *testing.T) {
 			t.Fatalf("fleet status of a fleet of one: %v\n%s", err, out)
 		}
 	}
-	d.kill() // the embedded node dies with the daemon; a restart brings both back
+	node := brokerChild(t, d)
+	d.kill() // the embedded node dies with the daemon (SIGKILL); a restart brings both back
+	for deadline := time.Now().Add(20 * time.Second); supervise.Alive(node); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the embedded broker node %d outlived its daemon killed with SIGKILL", node)
+		}
+	}
 	d.start()
 	openLanes(t, d, "me")
 	if posts := lanePosts(t, d, "me"); len(posts) != 1 {
 		t.Fatalf("after a restart: %d posts", len(posts))
 	}
+}
+
+// brokerChild is the pid of the broker program the daemon d runs as its
+// child (fleet.embed): its node is never inside the daemon's process.
+func brokerChild(t *testing.T, d *daemon) int {
+	t.Helper()
+	d.mu.Lock()
+	parent := d.cmd.Process.Pid
+	d.mu.Unlock()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var kids []int
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		i := bytes.LastIndexByte(b, ')')
+		if err != nil || i < 0 || !bytes.Contains(b[:i], []byte("(wakewheel-broke")) {
+			continue
+		}
+		var state byte
+		var pid, ppid int
+		if _, err := fmt.Sscanf(string(b[i+2:]), "%c %d", &state, &ppid); err != nil || ppid != parent {
+			continue
+		}
+		if _, err := fmt.Sscanf(string(b), "%d", &pid); err == nil {
+			kids = append(kids, pid)
+		}
+	}
+	if len(kids) != 1 {
+		t.Fatalf("daemon %d runs %d broker programs (%v), want its one embedded node", parent, len(kids), kids)
+	}
+	return kids[0]
 }

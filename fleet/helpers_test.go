@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel/fleet/broker"
 	"github.com/wakewheel/wakewheel/internal/clock"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/store"
@@ -37,9 +38,9 @@ func freePort(t *testing.T) int {
 // startBroker runs a single real nats-server node in the test's process.
 // (The failure tests run brokers as processes and kill them: see the
 // fleet-test target.)
-func startBroker(t *testing.T) *Broker {
+func startBroker(t *testing.T) *broker.Node {
 	t.Helper()
-	b, err := StartBroker(BrokerOptions{Name: "n1", Listen: fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+	b, err := broker.Start(broker.Options{Name: "n1", Listen: fmt.Sprintf("127.0.0.1:%d", freePort(t)),
 		StoreDir: t.TempDir(), Logger: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,8 @@ var (
 	binErr  error
 )
 
-// wakewheelBin builds the binary once per test run.
+// wakewheelBin builds the binary once per test run, and the broker's
+// program beside it, where wakewheel looks for it first.
 func wakewheelBin(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -41,7 +42,8 @@ func wakewheelBin(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "wakewheel")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/wakewheel/wakewheel/cmd/wakewheel").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", dir+"/", "github.com/wakewheel/wakewheel/cmd/wakewheel",
+			"github.com/wakewheel/wakewheel/cmd/wakewheel-broker").CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

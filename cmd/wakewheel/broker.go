@@ -1,21 +1,26 @@
 package main
 
 import (
-	"context"
+	"fmt"
 	"os"
-	"os/signal"
-	"strings"
+	"os/exec"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/wakewheel/wakewheel/fleet"
 )
 
+// brokerProgram is the broker's own program. The daemon's binary never
+// links nats-server (its package init wakes a process every second), so
+// a broker node runs as this program: `wakewheel broker` becomes it, and
+// fleet.embed runs it as a child.
+const brokerProgram = "wakewheel-broker"
+
 // brokerCmd runs one node of the fleet's broker: an embedded nats-server
-// with JetStream and SyncAlways, in its own process.
+// with JetStream and SyncAlways, in its own process (the broker program,
+// which takes the verb's place).
 func (a *app) brokerCmd() *cobra.Command {
-	var o fleet.BrokerOptions
-	var routes string
+	var name, listen, cluster, routes, store, natsConfig string
 	cmd := &cobra.Command{
 		Use:   "broker",
 		Short: "Run a node of the fleet's broker (NATS with JetStream, every write synced)",
@@ -35,30 +40,59 @@ nats-server config file (--nats-config).`,
 			if err != nil {
 				return err
 			}
-			o.Logger = newLogger(cfg.Log, os.Stderr).With().Str("component", "broker").Str("node", o.Name).Logger()
-			for _, r := range strings.Split(routes, ",") {
-				if r = strings.TrimSpace(r); r != "" {
-					o.Routes = append(o.Routes, r)
-				}
-			}
-			b, err := fleet.StartBroker(o)
+			prog, err := findBroker()
 			if err != nil {
 				return err
 			}
-			o.Logger.Info().Str("url", b.URL()).Str("store", o.StoreDir).Int("pid", os.Getpid()).Msg("broker ready")
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-			defer stop()
-			return b.Run(ctx)
+			argv := []string{prog, "--name", name, "--listen", listen, "--store", store,
+				"--log-level", cfg.Log.Level, "--log-format", logFormat(cfg.Log, os.Stderr)}
+			for _, fv := range [][2]string{{"--cluster", cluster}, {"--routes", routes}, {"--nats-config", natsConfig}} {
+				if fv[1] != "" {
+					argv = append(argv, fv[0], fv[1])
+				}
+			}
+			// The node takes this process's place: its pid, its signals,
+			// its exit status and its errors are the verb's.
+			err = syscall.Exec(prog, argv, os.Environ())
+			return fmt.Errorf("could not run the broker program %s: %w", prog, err)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Name, "name", "", "this node's name, unique in the cluster (required)")
-	f.StringVar(&o.Listen, "listen", "127.0.0.1:4222", "client host:port")
-	f.StringVar(&o.Cluster, "cluster", "", "this node's cluster host:port (empty: a single node)")
+	f.StringVar(&name, "name", "", "this node's name, unique in the cluster (required)")
+	f.StringVar(&listen, "listen", "127.0.0.1:4222", "client host:port")
+	f.StringVar(&cluster, "cluster", "", "this node's cluster host:port (empty: a single node)")
 	f.StringVar(&routes, "routes", "", "the other nodes' cluster URLs, comma-separated (nats://host:port,...)")
-	f.StringVar(&o.StoreDir, "store", "", "directory of the JetStream files (required)")
-	f.StringVar(&o.ConfigFile, "nats-config", "", "a nats-server config file for TLS, accounts and authorization")
+	f.StringVar(&store, "store", "", "directory of the JetStream files (required)")
+	f.StringVar(&natsConfig, "nats-config", "", "a nats-server config file for TLS, accounts and authorization")
 	_ = cmd.MarkFlagRequired("name")
 	_ = cmd.MarkFlagRequired("store")
 	return cmd
+}
+
+// findBroker finds the broker program: beside this wakewheel first (an
+// install puts both in one directory), then on PATH.
+func findBroker() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		self = ""
+	}
+	return lookBroker(self)
+}
+
+// lookBroker finds the broker program beside the executable self ("":
+// unknown), then on PATH.
+func lookBroker(self string) (string, error) {
+	beside := "the directory of this wakewheel, which could not be found"
+	if self != "" {
+		beside = filepath.Join(filepath.Dir(self), brokerProgram)
+		if st, err := os.Stat(beside); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return beside, nil
+		}
+	}
+	if p, err := exec.LookPath(brokerProgram); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("the broker is a program of its own, %s, and it is neither beside this wakewheel (%s) nor on PATH: "+
+		"install it beside wakewheel with `make install` (it installs both), or `go install github.com/wakewheel/wakewheel/cmd/%s`",
+		brokerProgram, beside, brokerProgram)
 }

@@ -23,5 +23,7 @@
 // API's error table).
 //
 // Imports: every package of the module it wires, cobra, zerolog, viper
-// only through configs/; nothing imports it.
+// only through configs/; nothing imports it. Never fleet/broker or
+// nats-server: `wakewheel broker` and fleet.embed run the broker's own
+// program, cmd/wakewheel-broker (broker_test.go holds that).
 package main

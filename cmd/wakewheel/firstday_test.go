@@ -278,6 +278,9 @@ func TestMakeInstallUninstallAndFuzzProgress(t *testing.T) {
 	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
 		t.Fatalf("the installed binary: %v\n%s", err, out)
 	}
+	if out, err := exec.Command(filepath.Join(dir, "p", "bin", "wakewheel-broker"), "--help").CombinedOutput(); err != nil {
+		t.Fatalf("the installed broker program: %v\n%s", err, out)
+	}
 	for _, f := range []string{"p/share/man/man1/wakewheel.1", "p/share/man/man1/wakewheel-post.1",
 		"p/share/bash-completion/completions/wakewheel", "p/share/zsh/site-functions/_wakewheel",
 		"p/share/fish/vendor_completions.d/wakewheel.fish", "systemd/wakewheel.service"} {

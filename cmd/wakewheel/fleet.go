@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -35,17 +35,26 @@ func fleetOptions(c configs.Fleet) fleet.Options {
 // is empty), and registers its beacon's handler on eng. The member dials
 // the broker in the background: a daemon starts and serves its local
 // lanes while the broker is down.
-func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*fleet.Member, *fleet.Broker, error) {
+func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*fleet.Member, *fleet.Embedded, error) {
 	if d.cfg.Fleet.URL == "" {
 		eng.Register(fleet.BeaconKind, liveness.Idle()) // retire deadlines left by an earlier config
 		eng.Register(fleet.LanesKind, liveness.Idle())
 		return nil, nil, nil
 	}
 	log := d.log.With().Str("component", "fleet").Logger()
-	var embedded *fleet.Broker
+	alert := func(code, key, msg string) {
+		log.Error().Str("alert", code).Str("key", key).Msg(msg)
+		if d.runner == nil {
+			return
+		}
+		actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = d.runner.Do(actx, func(e *scheduler.Engine, now time.Time) { e.Alert(now, code, key, msg) })
+	}
+	var embedded *fleet.Embedded
 	if d.cfg.Fleet.Embed != "" {
 		var err error
-		if embedded, err = embedBroker(d.cfg.Fleet, log); err != nil {
+		if embedded, err = embedBroker(d, log, alert); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -58,15 +67,7 @@ func newFleetMember(d *daemon, eng *scheduler.Engine, svc *wakes.Service) (*flee
 		SafetyEntries: d.cfg.Fleet.Beacon.SafetyEntries,
 		SLO:           func(c ob.Class) time.Duration { return policies(d.cfg.Obligations)[c].SLO },
 		Check:         func(o ob.Obligation) error { return o.Check(policies(d.cfg.Obligations)) },
-		Alert: func(code, key, msg string) {
-			log.Error().Str("alert", code).Str("key", key).Msg(msg)
-			if d.runner == nil {
-				return
-			}
-			actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = d.runner.Do(actx, func(e *scheduler.Engine, now time.Time) { e.Alert(now, code, key, msg) })
-		},
+		Alert:         alert,
 	}, svc, d.db)
 	if err != nil {
 		if embedded != nil {
@@ -135,17 +136,21 @@ func fleetSnapshot(st fleet.MemberStatus) *metrics.FleetSnapshot {
 }
 
 // embedBroker starts the one-node broker of a fleet of one (fleet.embed)
-// at fleet.url's address; the daemon closes it after the member.
-func embedBroker(c configs.Fleet, log zerolog.Logger) (*fleet.Broker, error) {
-	u, err := url.Parse(c.URL)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("fleet.embed: fleet.url %q is not a nats://host:port URL", c.URL)
-	}
-	b, err := fleet.StartBroker(fleet.BrokerOptions{Name: "embedded-" + strings.ReplaceAll(fleet.Encode(c.Host), "_", "-"),
-		Listen: u.Host, StoreDir: c.Embed, Logger: log.With().Str("broker", "embedded").Logger()})
+// at fleet.url's address: the broker program as a supervised child (it
+// dies with the daemon, SIGKILL included); the daemon closes it after the
+// member.
+func embedBroker(d *daemon, log zerolog.Logger, alert func(code, key, msg string)) (*fleet.Embedded, error) {
+	c := d.cfg.Fleet
+	prog, err := findBroker()
 	if err != nil {
 		return nil, fmt.Errorf("fleet.embed: %w", err)
 	}
-	log.Info().Str("url", b.URL()).Str("store", c.Embed).Msg("fleet: embedded broker node running")
+	b, err := fleet.StartEmbedded(fleet.EmbedOptions{Program: prog,
+		Name: "embedded-" + strings.ReplaceAll(fleet.Encode(c.Host), "_", "-"), URL: c.URL, StoreDir: c.Embed,
+		Args:   []string{"--log-level", d.cfg.Log.Level, "--log-format", logFormat(d.cfg.Log, os.Stderr)},
+		Output: os.Stderr, Alert: alert, Clock: d.clock, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("fleet.embed: %w", err)
+	}
 	return b, nil
 }

@@ -18,10 +18,19 @@ func newLogger(cfg configs.Log, w *os.File) zerolog.Logger {
 		level = zerolog.InfoLevel
 	}
 	var out io.Writer = w
-	console := cfg.Format == "console" ||
-		cfg.Format == "auto" && (isatty.IsTerminal(w.Fd()) || isatty.IsCygwinTerminal(w.Fd()))
-	if console {
+	if logFormat(cfg, w) == "console" {
 		out = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Logger()
+}
+
+// logFormat is the format a log written to w takes: "console" when asked,
+// or for "auto" on a terminal; "json" otherwise. (The broker program is
+// told the answer, since its output may be a pipe into this log.)
+func logFormat(cfg configs.Log, w *os.File) string {
+	if cfg.Format == "console" ||
+		cfg.Format == "auto" && (isatty.IsTerminal(w.Fd()) || isatty.IsCygwinTerminal(w.Fd())) {
+		return "console"
+	}
+	return "json"
 }

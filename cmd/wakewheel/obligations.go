@@ -41,7 +41,7 @@ type obligationsCap struct {
 	svc      *wakes.Service   // set by engine
 	beacon   *liveness.Beacon // set by engine when beacon.url is
 	member   *fleet.Member    // nil outside a fleet
-	embedded *fleet.Broker    // the broker node of a fleet of one (fleet.embed)
+	embedded *fleet.Embedded  // the broker node of a fleet of one (fleet.embed), a child
 	hooks    atomic.Pointer[map[string]configs.Lane]
 	agents   *agentsPart
 }

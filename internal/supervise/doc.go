@@ -1,7 +1,7 @@
 // Package supervise runs an operator's command under supervision: the one
 // way wakewheel starts a child it does not control (a root's ingest and
 // reconcile commands, a lane's wake hook, the monitor's alarm command, a
-// headless agent run).
+// headless agent run, the embedded broker node).
 //
 // # What a run guarantees
 //
@@ -25,6 +25,13 @@
 //
 // A command line runs as Shell -c LINE (default /bin/sh); Argv runs a
 // program directly, without a shell.
+//
+// # A long-lived child
+//
+// Start runs a Command with no end of its own (the broker node of a fleet
+// of one) under the same group, Pdeathsig and output rules: Done says
+// when it ended by itself, Err and Output how; Stop sends SIGTERM to its
+// group, waits a grace, then kills the group.
 //
 // # Invariants
 //

@@ -54,8 +54,12 @@ type Command struct {
 	// (0: DefaultOutputCap).
 	OutputCap int
 	// Stdout, when set, also receives everything the child writes to its
-	// standard output (stderr goes to the tail only). It should not block.
+	// standard output. It should not block.
 	Stdout io.Writer
+	// Stderr, when set, also receives everything the child writes to its
+	// standard error (unset: stderr goes to the tail only). It should not
+	// block.
+	Stderr io.Writer
 	// WaitDelay (0: DefaultWaitDelay); see DefaultWaitDelay.
 	WaitDelay time.Duration
 	// Clock measures Took (nil: the wall clock). The timeout and
@@ -99,19 +103,9 @@ func Run(ctx context.Context, c Command) Result {
 }
 
 func run(ctx context.Context, c Command) Result {
-	var name string
-	var args []string
-	switch {
-	case c.Line != "":
-		name = c.Shell
-		if name == "" {
-			name = "/bin/sh"
-		}
-		args = []string{"-c", c.Line}
-	case len(c.Argv) > 0 && c.Argv[0] != "":
-		name, args = c.Argv[0], c.Argv[1:]
-	default:
-		return Result{ExitCode: -1, Err: errors.New("supervise: no command to run (empty command line)")}
+	name, args, err := c.program()
+	if err != nil {
+		return Result{ExitCode: -1, Err: err}
 	}
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -126,22 +120,12 @@ func run(ctx context.Context, c Command) Result {
 		cmd.Stdin = bytes.NewReader(nil)
 	}
 	out := &Tail{Max: c.OutputCap}
-	sinks := []io.Writer{out}
-	if c.Stdout != nil {
-		sinks = []io.Writer{io.MultiWriter(out, c.Stdout), out}
-	}
-	pipes, err := newPipes(sinks)
+	pipes, err := attach(cmd, c, out)
 	if err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("could not start: %w", err)}
 	}
-	cmd.Stdout, cmd.Stderr = pipes.w[0], pipes.w[len(pipes.w)-1]
-	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return killGroup(cmd) }
-	wait := c.WaitDelay
-	if wait <= 0 {
-		wait = DefaultWaitDelay
-	}
-	cmd.WaitDelay = wait
+	wait := cmd.WaitDelay
 
 	err = cmd.Start()
 	pipes.closeWriters() // the child holds its own copies
@@ -164,6 +148,47 @@ func run(ctx context.Context, c Command) Result {
 	}
 	res.Err = runError(ctx, c, err, res)
 	return res
+}
+
+// program is what c runs: the shell with its line, or Argv.
+func (c Command) program() (string, []string, error) {
+	switch {
+	case c.Line != "":
+		if c.Shell == "" {
+			return "/bin/sh", []string{"-c", c.Line}, nil
+		}
+		return c.Shell, []string{"-c", c.Line}, nil
+	case len(c.Argv) > 0 && c.Argv[0] != "":
+		return c.Argv[0], c.Argv[1:], nil
+	}
+	return "", nil, errors.New("supervise: no command to run (empty command line)")
+}
+
+// attach gives cmd its output pipes (into out, and the Command's own
+// writers), its process group and Pdeathsig, and its WaitDelay.
+func attach(cmd *exec.Cmd, c Command, out *Tail) (*pipes, error) {
+	sinks := []io.Writer{out}
+	if c.Stdout != nil || c.Stderr != nil {
+		o, e := io.Writer(out), io.Writer(out)
+		if c.Stdout != nil {
+			o = io.MultiWriter(out, c.Stdout)
+		}
+		if c.Stderr != nil {
+			e = io.MultiWriter(out, c.Stderr)
+		}
+		sinks = []io.Writer{o, e}
+	}
+	p, err := newPipes(sinks)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = p.w[0], p.w[len(p.w)-1]
+	cmd.SysProcAttr = procAttr()
+	cmd.WaitDelay = c.WaitDelay
+	if cmd.WaitDelay <= 0 {
+		cmd.WaitDelay = DefaultWaitDelay
+	}
+	return p, nil
 }
 
 // killGroup kills the child's whole process group.

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -174,4 +176,79 @@ func requireGone(t *testing.T, pid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("process %d still alive after its run ended", pid)
+}
+
+func TestChildRunsUntilStopAndTakesItsGroupAlong(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "grandchild")
+	var log bytes.Buffer
+	var mu sync.Mutex
+	ch, err := Start(Command{Line: "trap 'echo stopping; exit 0' TERM; sleep 600 & echo $! >" + pidFile + "; echo started >&2; wait",
+		Stderr: lockedWriter{&mu, &log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, ch, "started")
+	grandchild := readPid(t, pidFile)
+	ch.Stop(10 * time.Second)
+	requireGone(t, grandchild)
+	if err := ch.Err(); err != nil {
+		t.Errorf("a child that exits 0 on SIGTERM: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(log.String(), "started") || !strings.Contains(ch.Output(), "started") {
+		t.Errorf("stderr %q, tail %q: want both to have the child's line", log.String(), ch.Output())
+	}
+}
+
+func TestChildThatEndsByItselfSaysHow(t *testing.T) {
+	ch, err := Start(Command{Argv: []string{"/bin/sh", "-c", "echo cannot bind >&2; exit 3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the child did not end")
+	}
+	if err := ch.Err(); err == nil || err.Error() != "exit status 3" || ch.Output() != "cannot bind" {
+		t.Errorf("Err %v, Output %q: want exit status 3 and the last words", err, ch.Output())
+	}
+	ch.Stop(time.Second) // at once: nothing left to stop
+}
+
+func TestChildStopKillsOneThatIgnoresSIGTERM(t *testing.T) {
+	ch, err := Start(Command{Line: "trap '' TERM; echo ready; while :; do sleep 1; done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, ch, "ready")
+	start := time.Now()
+	ch.Stop(200 * time.Millisecond)
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("Stop took %s", took)
+	}
+	requireGone(t, ch.Pid())
+}
+
+// waitOutput waits (generously) until the child has written want.
+func waitOutput(t *testing.T, ch *Child, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(ch.Output(), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the child never wrote %q: %q", want, ch.Output())
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

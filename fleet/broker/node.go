@@ -1,4 +1,4 @@
-package fleet
+package broker
 
 import (
 	"context"
@@ -7,15 +7,18 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/netrule"
 )
 
-// BrokerOptions configure an embedded nats-server: one node of the
-// fleet's broker, normally one per host, run by `wakewheel broker`.
-type BrokerOptions struct {
+// Options configure one node of the fleet's broker, normally one per
+// host, run by `wakewheel broker` (or by a daemon's fleet.embed).
+type Options struct {
 	Name     string   // the node's server name, unique in the cluster
 	Listen   string   // client host:port
 	Cluster  string   // cluster host:port; empty for a single node
@@ -33,17 +36,22 @@ const ClusterName = "wakewheel"
 // readyWait bounds how long a starting node may take to accept clients.
 const readyWait = 30 * time.Second
 
-// Broker is a running embedded node.
-type Broker struct {
+// addrWait is how long a starting node waits for its addresses to be
+// free: a node of the same host that was just killed (its daemon died,
+// taking its embedded node with it) lets go of them within moments.
+const addrWait = 3 * time.Second
+
+// Node is a running embedded node.
+type Node struct {
 	srv *server.Server
 }
 
-// StartBroker starts a node with JetStream and SyncAlways: every message
-// the node acknowledges is fsynced first (the file store's default syncs
+// Start starts a node with JetStream and SyncAlways: every message the
+// node acknowledges is fsynced first (the file store's default syncs
 // every two minutes, so an acknowledged publish could be lost to a power
 // cut). A node listening off loopback must get TLS and authorization from
 // a ConfigFile.
-func StartBroker(o BrokerOptions) (*Broker, error) {
+func Start(o Options) (*Node, error) {
 	opts := &server.Options{}
 	if o.ConfigFile != "" {
 		var err error
@@ -61,24 +69,31 @@ func StartBroker(o BrokerOptions) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
-	remote := !Loopback(host)
+	remote := !netrule.Loopback(host)
 	opts.ServerName, opts.Host, opts.Port = o.Name, host, port
 	opts.JetStream, opts.StoreDir = true, o.StoreDir
 	opts.SyncAlways = true
 	opts.NoSigs = true
+	addrs := []string{o.Listen}
 	if o.Cluster != "" {
 		ch, cp, err := splitAddr("--cluster", o.Cluster)
 		if err != nil {
 			return nil, err
 		}
-		remote = remote || !Loopback(ch)
+		remote = remote || !netrule.Loopback(ch)
 		opts.Cluster.Name, opts.Cluster.Host, opts.Cluster.Port = ClusterName, ch, cp
 		opts.Routes = server.RoutesFromStr(strings.Join(o.Routes, ","))
+		addrs = append(addrs, o.Cluster)
 	} else if len(o.Routes) > 0 {
 		return nil, errors.New("fleet: --routes needs --cluster host:port for this node's own cluster port")
 	}
 	if remote && (opts.TLSConfig == nil || !hasAuth(opts)) {
 		return nil, errors.New("fleet: a broker listening beyond loopback needs TLS and authorization: give them in a nats-server config file (--nats-config)")
+	}
+	for _, a := range addrs {
+		if err := awaitFree(a); err != nil {
+			return nil, fmt.Errorf("fleet: broker %s: %w", o.Name, err)
+		}
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
@@ -90,7 +105,31 @@ func StartBroker(o BrokerOptions) (*Broker, error) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("fleet: broker %s did not accept clients on %s within %s (is the port taken?)", o.Name, o.Listen, readyWait)
 	}
-	return &Broker{srv: srv}, nil
+	return &Node{srv: srv}, nil
+}
+
+// awaitFree waits up to addrWait for addr to be free to listen on: the
+// server's own listen error would otherwise only show as a ready-wait
+// that runs out.
+func awaitFree(addr string) error {
+	clk := clock.Real{}
+	end := clk.Now().Add(addrWait)
+	pause := clk.NewTimer(0)
+	defer pause.Stop()
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil {
+			return ln.Close()
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: %w", addr, err)
+		}
+		if clk.Now().After(end) {
+			return fmt.Errorf("%s is in use (another broker node, or another program, listens there): stop it or choose another port", addr)
+		}
+		<-pause.C()
+		pause.Reset(50 * time.Millisecond)
+	}
 }
 
 func hasAuth(o *server.Options) bool {
@@ -98,15 +137,15 @@ func hasAuth(o *server.Options) bool {
 }
 
 // URL is the node's client URL.
-func (b *Broker) URL() string { return b.srv.ClientURL() }
+func (n *Node) URL() string { return n.srv.ClientURL() }
 
 // Run serves until ctx ends, then shuts the node down.
-func (b *Broker) Run(ctx context.Context) error {
+func (n *Node) Run(ctx context.Context) error {
 	done := make(chan struct{})
-	go func() { b.srv.WaitForShutdown(); close(done) }()
+	go func() { n.srv.WaitForShutdown(); close(done) }()
 	select {
 	case <-ctx.Done():
-		b.srv.Shutdown()
+		n.srv.Shutdown()
 		<-done
 		return nil
 	case <-done:
@@ -115,7 +154,7 @@ func (b *Broker) Run(ctx context.Context) error {
 }
 
 // Close stops the node.
-func (b *Broker) Close() { b.srv.Shutdown(); b.srv.WaitForShutdown() }
+func (n *Node) Close() { n.srv.Shutdown(); n.srv.WaitForShutdown() }
 
 func splitAddr(flag, addr string) (string, int, error) {
 	host, p, err := net.SplitHostPort(addr)
