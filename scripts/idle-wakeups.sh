@@ -5,8 +5,12 @@
 # (epoll_pwait, a futex wait, nanosleep): the daemon's wake-ups. Also
 # prints every syscall the daemon made in that time, and the kernel's count
 # of voluntary context switches over a second window of the same length
-# without strace attached. Needs strace (Debian package strace); as root it
-# installs it, otherwise it skips with a message.
+# without strace attached. Also the wake episodes: how often the whole
+# process left idle (a syscall after 100 ms in which no thread made one),
+# which counts the Go runtime's short backoff sleeps after a wake as the
+# one wake they follow, and the gaps between episodes (a source's period).
+# Needs strace (Debian package strace); as root it installs it, otherwise
+# it skips with a message.
 set -euo pipefail
 bin=$(realpath "${1:?usage: idle-wakeups.sh BIN [SECONDS]}")
 secs=${2:-60}
@@ -35,7 +39,7 @@ before=$(switches)
 sleep "$secs"
 after=$(switches)
 
-timeout "$secs" strace -f -p "$pid" -o "$dir/trace" 2>/dev/null || true
+timeout "$secs" strace -f -tt -p "$pid" -o "$dir/trace" 2>/dev/null || true
 calls=$(wc -l <"$dir/trace")
 # A wait that came back: a complete or resumed line of a blocking call.
 wakeups=$(grep -E '(epoll_pwait|nanosleep|restart_syscall|FUTEX_WAIT)[^<]*\) = |<\.\.\. (epoll_pwait|nanosleep|restart_syscall|futex) resumed>' "$dir/trace" |
@@ -44,3 +48,14 @@ awk -v w="$wakeups" -v c="$calls" -v s="$secs" -v x="$((after - before))" 'BEGIN
 	printf "idle daemon, %ds with strace: %d wake-ups (%.2f/s), %d syscalls\n", s, w, w / s, c
 	printf "idle daemon, %ds without strace: %d voluntary context switches (%.2f/s)\n", s, x, x / s
 }'
+# Episodes: a line >= 100 ms after the previous one (the first lines are
+# strace attaching to the threads' waits, not a wake).
+awk -v s="$secs" '{
+	split($2, t, ":"); now = t[1] * 3600 + t[2] * 60 + t[3]
+	if (NR > 1 && now - last >= 0.1) { gap[++n] = now - last }
+	last = now
+} END {
+	printf "idle daemon, %ds with strace: %d wake episodes (%.3f/s)", s, n, n / s
+	if (n > 0) { printf "; seconds of silence before each:"; for (i = 1; i <= n; i++) printf " %.1f", gap[i] }
+	printf "\n"
+}' "$dir/trace"
