@@ -10,7 +10,7 @@
 # which counts the Go runtime's short backoff sleeps after a wake as the
 # one wake they follow, and the gaps between episodes (a source's period).
 # Needs strace (Debian package strace); as root it installs it, otherwise
-# it skips with a message.
+# it skips with a message. Last, the idle daemon's RSS and the binary's size.
 set -euo pipefail
 bin=$(realpath "${1:?usage: idle-wakeups.sh BIN [SECONDS]}")
 secs=${2:-60}
@@ -40,6 +40,7 @@ sleep "$secs"
 after=$(switches)
 
 timeout "$secs" strace -f -tt -p "$pid" -o "$dir/trace" 2>/dev/null || true
+rss=$(awk '/^VmRSS/ {print $2}' /proc/"$pid"/status)
 calls=$(wc -l <"$dir/trace")
 # A wait that came back: a complete or resumed line of a blocking call.
 wakeups=$(grep -E '(epoll_pwait|nanosleep|restart_syscall|FUTEX_WAIT)[^<]*\) = |<\.\.\. (epoll_pwait|nanosleep|restart_syscall|futex) resumed>' "$dir/trace" |
@@ -48,6 +49,7 @@ awk -v w="$wakeups" -v c="$calls" -v s="$secs" -v x="$((after - before))" 'BEGIN
 	printf "idle daemon, %ds with strace: %d wake-ups (%.2f/s), %d syscalls\n", s, w, w / s, c
 	printf "idle daemon, %ds without strace: %d voluntary context switches (%.2f/s)\n", s, x, x / s
 }'
+echo "idle daemon RSS after both windows: $((rss / 1024)) MiB ($rss KiB); binary $(stat -c %s "$bin") bytes"
 # Episodes: a line >= 100 ms after the previous one (the first lines are
 # strace attaching to the threads' waits, not a wake).
 awk -v s="$secs" '{
