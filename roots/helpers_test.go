@@ -121,20 +121,30 @@ func (s *sim) quiesce() {
 	}
 }
 
-// runDue runs every job due now, and those their runs make due now.
-func (s *sim) runDue() {
+// runDue runs every job due now, and those their runs make due now,
+// waiting for the supervised runs to end.
+func (s *sim) runDue() { s.run(true) }
+
+// runNoWait runs the jobs due now without waiting for supervised runs.
+func (s *sim) runNoWait() { s.run(false) }
+
+// run runs the jobs due now; with wait, it lets every supervised run end
+// first (quiesce) and goes on while one is still busy.
+func (s *sim) run(wait bool) {
 	for {
-		s.quiesce()
+		if wait {
+			s.quiesce()
+		}
 		s.mu.Lock()
 		now := s.clk.Now()
 		s.eng.Due(now)
 		job, ok := s.eng.NextJob(now)
 		s.mu.Unlock()
 		if !ok {
-			if !s.busy() {
-				return
+			if wait && s.busy() {
+				continue
 			}
-			continue
+			return
 		}
 		out := s.eng.Run(context.Background(), job)
 		s.mu.Lock()
@@ -152,25 +162,6 @@ func (s *sim) record(key string, out scheduler.Outcome) {
 
 // offset prints t as the simulations do: its distance from epoch.
 func offset(t time.Time) string { return "+" + t.Sub(epoch).String() }
-
-// runNoWait runs the jobs due now without waiting for supervised runs.
-func (s *sim) runNoWait() {
-	for {
-		s.mu.Lock()
-		now := s.clk.Now()
-		s.eng.Due(now)
-		job, ok := s.eng.NextJob(now)
-		s.mu.Unlock()
-		if !ok {
-			return
-		}
-		out := s.eng.Run(context.Background(), job)
-		s.mu.Lock()
-		s.record(job.Deadline.Key, out)
-		s.eng.Finish(s.clk.Now(), job, out)
-		s.mu.Unlock()
-	}
-}
 
 // advance moves the fake clock through every due time up to d from now.
 func (s *sim) advance(d time.Duration) {
