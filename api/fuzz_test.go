@@ -15,10 +15,10 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/enginetest"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
-	"github.com/wakewheel/wakewheel/wakes"
 )
 
 // fuzzTarget is the API's handler, with the obligations routes, over a
@@ -51,20 +51,8 @@ func newFuzzTarget(f *testing.F) *fuzzTarget {
 	if err != nil {
 		f.Fatal(err)
 	}
-	svc, muts, err := wakes.Open(db, wakes.Options{Policies: ob.DefaultPolicies(), Clock: clock.Real{}, Logger: zerolog.Nop()})
-	if err != nil {
-		f.Fatal(err)
-	}
-	now := time.Now()
-	eng, err := scheduler.NewEngine(db, scheduler.Options{Logger: zerolog.Nop()}, now)
-	if err != nil {
-		f.Fatal(err)
-	}
+	svc, eng := enginetest.Wakes(f, db, ob.DefaultPolicies(), time.Now())
 	eng.Register(api.ReminderKind, func(context.Context, scheduler.Firing) scheduler.Outcome { return scheduler.Succeeded() })
-	eng.Register(ob.RedeliverKind, svc.Handler())
-	if err := eng.ApplyAll(now, muts...); err != nil {
-		f.Fatal(err)
-	}
 	runner := scheduler.Start(eng, clock.Real{})
 	svc.Attach(runner)
 	log := &lockedBuffer{}

@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/internal/clock"
+	"github.com/wakewheel/wakewheel/internal/enginetest"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
@@ -45,19 +46,7 @@ func startDaemon(t *testing.T) *daemon {
 		p.MaxBody = 1024
 		pol[c] = p
 	}
-	svc, muts, err := wakes.Open(db, wakes.Options{Policies: pol, Clock: clock.Real{}, Logger: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	eng, err := scheduler.NewEngine(db, scheduler.Options{Logger: zerolog.Nop()}, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.Register(ob.RedeliverKind, svc.Handler())
-	if err := eng.ApplyAll(now, muts...); err != nil {
-		t.Fatal(err)
-	}
+	svc, eng := enginetest.Wakes(t, db, pol, time.Now())
 	runner := scheduler.Start(eng, clock.Real{})
 	svc.Attach(runner)
 	d := &daemon{db: db}
