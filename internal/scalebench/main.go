@@ -33,47 +33,39 @@ func main() {
 	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS")
 	keep := flag.Bool("keep", false, "keep the work directory (stores, daemon logs) and print its path")
 	flag.Parse()
-	var err error
-	keepWork = *keep
-	switch *only {
-	case "posters":
-		err = runPosters(*bin, *posts)
-	case "load":
-		err = runLoad(*bin, *n)
-	default:
-		err = run(*bin, *n, *posts, *probes)
-	}
-	if err != nil {
+	if err := measure(*bin, *only, *keep, *n, *posts, *probes); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(1)
 	}
 }
 
-var keepWork bool
-
-func workDir() (string, func(), error) {
-	work, err := os.MkdirTemp("", "wwscale")
-	if err != nil {
-		return "", nil, err
-	}
-	if keepWork {
-		fmt.Println("work directory:", work)
-		return work, func() {}, nil
-	}
-	return work, func() { os.RemoveAll(work) }, nil
-}
-
-// runLoad measures only the restart with n pending and the RSS after it.
-func runLoad(bin string, n int) error {
+// measure is the start every phase shares (the binary's absolute path, a
+// work directory removed at the end unless keep) and the phase only names.
+func measure(bin, only string, keep bool, n, posts, probes int) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
 	}
-	work, done, err := workDir()
+	work, err := os.MkdirTemp("", "wwscale")
 	if err != nil {
 		return err
 	}
-	defer done()
+	if keep {
+		fmt.Println("work directory:", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	switch only {
+	case "posters":
+		return runPosters(bin, work, posts)
+	case "load":
+		return runLoad(bin, work, n)
+	}
+	return run(bin, work, n, posts, probes)
+}
+
+// runLoad measures only the restart with n pending and the RSS after it.
+func runLoad(bin, work string, n int) error {
 	dir := filepath.Join(work, "loaded")
 	if err := prefill(filepath.Join(dir, "store"), n); err != nil {
 		return err
@@ -105,16 +97,7 @@ func runLoad(bin string, n int) error {
 
 func perReminder(b int64, n int) float64 { return float64(b) / float64(n) }
 
-func run(bin string, n, posts, probes int) error {
-	bin, err := filepath.Abs(bin)
-	if err != nil {
-		return err
-	}
-	work, done, err := workDir()
-	if err != nil {
-		return err
-	}
-	defer done()
+func run(bin, work string, n, posts, probes int) error {
 	ctx := context.Background()
 
 	fmt.Printf("# scalebench: %d pending reminders, %s, GOMAXPROCS from %d CPUs\n", n, time.Now().UTC().Format(time.RFC3339), numCPU())
@@ -201,16 +184,7 @@ func run(bin string, n, posts, probes int) error {
 	return nil
 }
 
-func runPosters(bin string, posts int) error {
-	bin, err := filepath.Abs(bin)
-	if err != nil {
-		return err
-	}
-	work, done, err := workDir()
-	if err != nil {
-		return err
-	}
-	defer done()
+func runPosters(bin, work string, posts int) error {
 	self0 := selfCPU()
 	inproc, err := inProcessPosters(filepath.Join(work, "inproc"), posts)
 	if err != nil {
