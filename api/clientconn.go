@@ -41,7 +41,12 @@ type clientConn struct {
 // exchange sends one request and returns the answer's status and body.
 // A request on a reused connection that the daemon had closed (it
 // restarted, or it timed the connection out) is sent once more on a new
-// one: nothing of it was answered.
+// one: nothing of it was answered. A live daemon answers every request
+// it reads (a panic is answered 500, Shutdown waits for requests in
+// flight), so only one that died after applying it and was restarted
+// before the re-send could see it twice; a post is idempotent by its id
+// (Client.Post's own retries rely on that), an ack up to a sequence number
+// and a push to a time by their effect.
 func (p *connPool) exchange(ctx context.Context, method, path string, body []byte, hasBody bool) (int, []byte, error) {
 	for attempt := 0; ; attempt++ {
 		cn, reused, err := p.get(ctx)
