@@ -176,6 +176,13 @@ func (e *Embedded) supervise(ch *supervise.Child) {
 	}
 }
 
+// Pid is the process id of the node's program now running.
+func (e *Embedded) Pid() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.child.Pid()
+}
+
 // Close stops the node (SIGTERM, then SIGKILL after embedStop) and its
 // supervision.
 func (e *Embedded) Close() {
