@@ -97,7 +97,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 	log.Info().Str("socket", cfg.Engine.SocketPath).Int("pid", os.Getpid()).Str("version", version).
 		Msg("listening; loading the deadlines")
 
-	eng, err := loadEngine(watchedStore{db, progress}, scheduler.Options{
+	eng, err := loadEngine(watchedStore{db, progress, ctx}, scheduler.Options{
 		Tick:          cfg.Engine.Tick,
 		RetryBase:     cfg.Engine.RetryBase,
 		RetryCap:      cfg.Engine.RetryCap,
@@ -106,13 +106,13 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		Indexed:       indexedKinds(),
 		Logger:        log,
 	}, started)
+	if ctx.Err() != nil { // SIGTERM while loading: nothing was served, the load only read
+		shutdown()
+		return nil
+	}
 	if err != nil {
 		shutdown()
 		return err
-	}
-	if ctx.Err() != nil { // SIGTERM while loading: nothing was served yet
-		shutdown()
-		return nil
 	}
 	caps := capabilities(d)
 	for _, c := range caps {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/deadlines"
 	ob "github.com/wakewheel/wakewheel/obligations"
@@ -14,11 +17,22 @@ import (
 type watchedStore struct {
 	*store.DB
 	progress *store.LoadProgress
+	ctx      context.Context // a SIGTERM during the load ends it
 }
 
 func (s watchedStore) LoadDeadlines(fn func(deadlines.Deadline) error) error {
-	return s.LoadDeadlinesWatched(fn, s.progress)
+	n := 0
+	return s.LoadDeadlinesWatched(func(d deadlines.Deadline) error {
+		if n++; n%stopCheckEvery == 0 && s.ctx.Err() != nil {
+			return errors.New("the daemon was stopped while it loaded its deadlines")
+		}
+		return fn(d)
+	}, s.progress)
 }
+
+// stopCheckEvery is how many deadlines a load reads between two looks at
+// the signal context: a stop waits for at most a few milliseconds of load.
+const stopCheckEvery = 1 << 14
 
 // loadState reads p for a status answered while loading.
 func loadState(p *store.LoadProgress) func() api.LoadState {

@@ -30,7 +30,8 @@ const loadingN = 400_000
 //   - deadlines overdue at the restart fire after the load, once each, in
 //     due order;
 //   - a SIGKILL during the load loses nothing: the next start has every
-//     deadline, and the overdue ones fire once.
+//     deadline, and the overdue ones fire once; a SIGTERM during the load
+//     is a clean exit.
 func TestRestartAnswersWhileLoading(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 400,000 deadlines: not short")
@@ -63,7 +64,11 @@ func TestRestartAnswersWhileLoading(t *testing.T) {
 	// Second start, SIGKILLed in the middle of its load.
 	overdue = fillStore(t, dir, "b", time.Now())
 	d = h.startLoading()
-	for {
+	for giveUp := time.Now().Add(2 * time.Minute); ; {
+		if time.Now().After(giveUp) {
+			d.kill()
+			t.Fatal("the daemon never said how far its load had come")
+		}
 		st, err := statusNow(c)
 		if err != nil {
 			continue
@@ -77,6 +82,15 @@ func TestRestartAnswersWhileLoading(t *testing.T) {
 		}
 	}
 	d.kill()
+
+	// Third start, SIGTERMed during its load: a clean exit, nothing fired.
+	d = h.startLoading()
+	if st, err := statusNow(c); err == nil && st.State == api.StateLoading {
+		d.stop(t) // exit 0 within 15 s, or the test fails
+		t.Logf("stopped during the load at %d%%", st.Loading.Percent)
+	} else {
+		d.kill() // ready already: this start proves nothing about a stop while loading
+	}
 
 	started = time.Now()
 	d = h.startLoading()
