@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"syscall"
+	"time"
 
 	"github.com/wakewheel/wakewheel"
 )
@@ -28,6 +29,9 @@ const ClientConns = 64
 type Client struct {
 	socket string
 	conns  *connPool
+	// loadingWait bounds the wait through a loading daemon (front.go):
+	// LoadingWait unless set by WithLoadingWait.
+	loadingWait *time.Duration
 }
 
 // NewClient returns a client for the daemon listening on socket. Every
@@ -60,7 +64,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 // send sends one request (with body when hasBody) and hands a success
 // answer to decode; through a load (throughLoading) like every request.
 func (c *Client) send(ctx context.Context, method, path string, body []byte, hasBody bool, decode func([]byte) error) error {
-	return throughLoading(ctx, func() error { return c.sendOnce(ctx, method, path, body, hasBody, decode) })
+	return throughLoading(ctx, c.loadingBound(), func() error { return c.sendOnce(ctx, method, path, body, hasBody, decode) })
 }
 
 func (c *Client) sendOnce(ctx context.Context, method, path string, body []byte, hasBody bool, decode func([]byte) error) error {

@@ -129,16 +129,16 @@ func isLoading(err error) bool {
 }
 
 // throughLoading runs send, and again every loadingRetry while the daemon
-// answers "loading", for at most LoadingWait or until ctx ends. A request
+// answers "loading", for at most bound or until ctx ends. A request
 // answered "loading" was not applied, so sending it again is safe. When
 // ctx ends first, the caller gets the daemon's last "loading" answer, which
 // says more than the deadline does.
-func throughLoading(ctx context.Context, send func() error) error {
+func throughLoading(ctx context.Context, bound time.Duration, send func() error) error {
 	err := send()
 	if !isLoading(err) {
 		return err
 	}
-	giveUp := time.Now().Add(LoadingWait)
+	giveUp := time.Now().Add(bound)
 	for time.Now().Before(giveUp) {
 		t := time.NewTimer(loadingRetry)
 		select {
@@ -156,4 +156,20 @@ func throughLoading(ctx context.Context, send func() error) error {
 		}
 	}
 	return err
+}
+
+// WithLoadingWait returns a client like c (sharing its connections) that
+// waits at most d through a loading daemon instead of LoadingWait; 0 does
+// not wait. For callers that must not be held, such as an agent's hook.
+func (c *Client) WithLoadingWait(d time.Duration) *Client {
+	cp := *c
+	cp.loadingWait = &d
+	return &cp
+}
+
+func (c *Client) loadingBound() time.Duration {
+	if c.loadingWait != nil {
+		return *c.loadingWait
+	}
+	return LoadingWait
 }

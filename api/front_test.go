@@ -49,10 +49,8 @@ func TestFrontAnswersWhileLoadingThenServes(t *testing.T) {
 		t.Fatalf("status while loading: %+v (loading %+v)", st, st.Loading)
 	}
 
-	// A caller with a short deadline gets the daemon's own answer.
-	short, cancel := context.WithTimeout(ctx, time.Second)
-	_, err = c.Remind(short, api.ReminderRequest{Name: "early", In: "1h"})
-	cancel()
+	// A caller that does not wait gets the daemon's own answer.
+	_, err = c.WithLoadingWait(0).Remind(ctx, api.ReminderRequest{Name: "early", In: "1h"})
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.Err.Code != "loading" || api.ExitCode(err) != api.ExitStopping {
 		t.Fatalf("a reminder while loading: %v (exit %d), want code loading, exit %d", err, api.ExitCode(err), api.ExitStopping)
@@ -81,5 +79,30 @@ func TestFrontAnswersWhileLoadingThenServes(t *testing.T) {
 	}
 	if st, err = c.Status(ctx); err != nil || st.State != api.StateReady || st.Pending != 1 {
 		t.Fatalf("status once ready: %+v, %v; want ready with 1 pending (the early one was never applied)", st, err)
+	}
+}
+
+// A client made WithLoadingWait(0) does not wait through a load: it gets
+// the daemon's "loading" answer at once.
+func TestClientWithoutLoadingWait(t *testing.T) {
+	dir, err := os.MkdirTemp("", "ww")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "s.sock")
+	front, err := api.ListenFront(sock, api.Info{Version: "test"}, func() api.LoadState { return api.LoadState{Percent: 7} }, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { front.Shutdown(context.Background()) })
+	start := time.Now()
+	_, err = api.NewClient(sock).WithLoadingWait(0).Remind(context.Background(), api.ReminderRequest{Name: "x", In: "1h"})
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Err.Code != "loading" {
+		t.Fatalf("got %v, want the loading answer", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("waited %v: want the answer at once", waited)
 	}
 }

@@ -81,7 +81,9 @@ func (a *app) runHook(cmd *cobra.Command, hostName, lane, who string, idle time.
 	if err != nil {
 		return "wakewheel hook: no socket to reach the daemon (" + err.Error() + "); the agent is not held"
 	}
-	c := api.NewClient(socket)
+	// A daemon that is loading its deadlines (a restart) is waited for
+	// briefly, never longer than hookLoadingWait: then the agent goes on.
+	c := api.NewClient(socket).WithLoadingWait(hookLoadingWait)
 	res := agenthooks.Run(cmd.Context(), c, agenthooks.Options{Host: host, Lane: lane, Who: who, Idle: idle, Clock: clock.Real{}}, ev)
 	if !res.Output.Empty() {
 		if err := json.NewEncoder(out).Encode(res.Output); err != nil {
@@ -173,3 +175,8 @@ plus a minute. --print shows the snippet and changes nothing.`,
 	cmd.MarkFlagRequired("lane")
 	return cmd
 }
+
+// hookLoadingWait bounds how long a hook waits for a daemon that is still
+// loading before it lets the agent go (fail-open): a restart of a million
+// deadlines loads in 1–3 s on a small machine; the CLI waits up to 30 s.
+const hookLoadingWait = 2 * time.Second
