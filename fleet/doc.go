@@ -91,6 +91,11 @@
 // host is then alarmed period + grace + the blind time after its last
 // beacon (the monitor's /status reports the blind spells and their
 // total). A spell longer than period + grace also raises monitor_blind.
+// Permissions: a daemon publishes on wakewheel.beacon.<host>; a monitor
+// subscribes to wakewheel.beacon.* and publishes and subscribes on
+// wakewheel.monitor.probe.>. A monitor denied its probe never sees its
+// own sight: it holds every absence and says monitor_blind, loudly,
+// rather than alarm on what it cannot see.
 // Left as it is: a monitor whose node is cut from the other nodes (its
 // own probe still comes back) sees the hosts beyond the cut as absent;
 // run the monitor beside a node of the majority, or two monitors.
