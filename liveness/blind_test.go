@@ -119,7 +119,7 @@ func TestASlowSinkDelaysNoAlarm(t *testing.T) {
 		m.raise(Alarm{Host: h, Reason: "absent", At: time.Now()})
 		slowest = max(slowest, time.Since(start))
 		// Each alarm reaches the command while the webhook still hangs.
-		waitFor(t, "the command's alarm "+h, func() bool { return delivered() == i+1 })
+		waitFor(t, "the command's alarm "+h, func() bool { return delivered() == i+1 && sink("command").Sent == uint64(i+1) })
 		if i == 0 {
 			waitFor(t, "the webhook holding the first alarm", func() bool { return sink("webhook").Queued == 0 })
 		}
