@@ -282,10 +282,24 @@ func (m *Manager) signal() {
 // the last round gets its burst extended (one Do per round however many
 // events came), and a root whose watcher fell back gets a detection now.
 // The watcher's goroutine only sets flags, so a slow engine never stalls
-// the kernel queue.
+// the kernel queue. After a round that changed something the pump rests
+// pumpCoalesce before the next: a checkout's 30,000 events cost the
+// engine one extension per root every pumpCoalesce, not one per event
+// (each a hand-off between three goroutines), and a burst's silence
+// starts at most pumpCoalesce after its last event.
 func (m *Manager) pump() {
 	defer m.wg.Done()
+	rest := false
 	for {
+		if rest {
+			t := clock.Real{}.NewTimer(pumpCoalesce) // real time: it paces goroutines, not deadlines
+			select {
+			case <-m.ctx.Done():
+				t.Stop()
+				return
+			case <-t.C():
+			}
+		}
 		select {
 		case <-m.ctx.Done():
 			return
@@ -310,8 +324,12 @@ func (m *Manager) pump() {
 		for _, r := range fell {
 			m.noteFallback(r)
 		}
+		rest = len(muts) > 0
 	}
 }
+
+// pumpCoalesce is the pump's rest after a round that extended a burst.
+const pumpCoalesce = 10 * time.Millisecond
 
 // noteFallback counts an overflow and alerts a fall to polling (once per
 // reason). An eviction is logged by the detectors and shown in status.
