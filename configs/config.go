@@ -73,6 +73,7 @@ type Detect struct {
 	DrainTarget    time.Duration // detect.drain_target
 	DrainMaxBatch  int           // detect.drain_max_batch
 	IndexLockWait  time.Duration // detect.index_lock_wait
+	IndexLockMax   time.Duration // detect.index_lock_max
 	WatchBudget    int           // detect.watch_budget
 }
 

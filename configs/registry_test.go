@@ -117,6 +117,7 @@ func TestRegisteredNumbers(t *testing.T) {
 		DrainTarget:    time.Second,
 		DrainMaxBatch:  4096,
 		IndexLockWait:  10 * time.Second,
+		IndexLockMax:   2 * time.Minute,
 		WatchBudget:    8192,
 	}
 	if c.Detect != want {

@@ -42,19 +42,29 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 	isGit, locked := track.Probe()
 	r.sig.plain.Store(!isGit)
 	if locked {
+		seq := r.sig.seq.Load()
 		if r.lockSince.IsZero() {
-			r.lockSince = now
+			r.lockSince, r.lockQuiet, r.lockSeq = now, now, seq
 			m.mu.Lock()
 			r.st.lockWaits++
 			m.mu.Unlock()
+		} else if seq != r.lockSeq {
+			// Files changed since the last look: the lock's holder is at
+			// work (a big checkout on a busy machine), not gone.
+			r.lockQuiet, r.lockSeq = now, seq
 		}
-		if waited := now.Sub(r.lockSince); waited < m.opts.IndexLockWait {
+		quiet, held := now.Sub(r.lockQuiet), now.Sub(r.lockSince)
+		if quiet < m.opts.IndexLockWait && held < m.opts.IndexLockMax {
 			// A git command is changing the index (a checkout): detect once
 			// it is done. Its lock going away is an event that extends the
 			// burst; the yield bounds the wait for a polled root.
-			return scheduler.YieldFor(min(m.windows(r).BurstSilence, m.opts.IndexLockWait-waited))
+			return scheduler.YieldFor(min(m.windows(r).BurstSilence, m.opts.IndexLockWait-quiet, m.opts.IndexLockMax-held))
 		}
-		m.log.Warn().Str("root", path).Dur("waited", now.Sub(r.lockSince)).Msg(".git/index.lock outlived detect.index_lock_wait; taken as stale, detecting anyway")
+		why := ".git/index.lock stayed with no file changing for detect.index_lock_wait"
+		if held >= m.opts.IndexLockMax {
+			why = ".git/index.lock outlived detect.index_lock_max"
+		}
+		m.log.Warn().Str("root", path).Dur("waited", held).Msg(why + "; taken as stale, detecting anyway")
 	} else {
 		r.lockSince = time.Time{}
 	}

@@ -25,8 +25,11 @@
 //
 // Starts or re-arms the watcher first (so nothing changes unseen between
 // the scan and the watch); while .git/index.lock exists it yields (burst
-// silence at a time, at most detect.index_lock_wait in all, then takes the
-// lock as stale): one checkout is one detection even past the burst cap.
+// silence at a time) until the lock goes, or takes it as stale once no
+// file changed under it for detect.index_lock_wait (10 s) or it was held
+// detect.index_lock_max (2 m) in all: one checkout is one detection even
+// past the burst cap, and a slow one (100,000 files on a busy machine,
+// writing files the whole time) is not detected again and again halfway.
 // The root's detectors.Tracker computes the changed set, given the
 // since ref (and for a plain directory the dirty directories the watcher
 // saw, or a full scan when events may be missing: first detection,
@@ -172,7 +175,7 @@
 //
 // The detect.* keys of configs (burst 500ms/5s, reconcile 45s/10m, drain
 // budget 32 for a root's first batch, drain target 1s and max batch 4096
-// for the later ones (batchsize.go), index lock wait 10s, watch budget
+// for the later ones (batchsize.go), index lock wait 10s and max 2m, watch budget
 // 8192) and:
 //
 //	ResumeDelay   200 ms  the socket answers before the first inventory

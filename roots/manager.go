@@ -39,7 +39,8 @@ type Options struct {
 	DrainBudget    int           // paths handed to the first ingest run of a root (32)
 	DrainTarget    time.Duration // how long one ingest run should take; sizes later batches (1s)
 	DrainMaxBatch  int           // most paths handed to one ingest run (4096)
-	IndexLockWait  time.Duration // longest a detection waits for .git/index.lock to go (10s)
+	IndexLockWait  time.Duration // longest a detection waits for .git/index.lock to go while no file changes (10s)
+	IndexLockMax   time.Duration // longest it waits while files keep changing under the lock (2m)
 	WatchBudget    int           // directories watched across roots (8192)
 	CommandTimeout time.Duration // one ingest or reconcile run (10m)
 	// ResumeDelay is how long after a start the armed roots' first
@@ -77,6 +78,7 @@ func (o Options) withDefaults() Options {
 	def(&o.ReconcileQuiet, 45*time.Second)
 	def(&o.ReconcileCap, 10*time.Minute)
 	def(&o.IndexLockWait, 10*time.Second)
+	def(&o.IndexLockMax, 2*time.Minute)
 	def(&o.CommandTimeout, 10*time.Minute)
 	def(&o.ResumeDelay, 200*time.Millisecond)
 	def(&o.PollInterval, o.BurstCap)

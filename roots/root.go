@@ -34,6 +34,8 @@ type root struct {
 	track *detectors.Tracker
 	// Worker only (the detection handler).
 	lockSince time.Time // .git/index.lock first seen by a waiting detection
+	lockQuiet time.Time // since when no event came while it was held
+	lockSeq   uint64    // sig.seq when lockQuiet was set
 	ino       uint64    // the directory's inode at the last detection: finds a rename
 	isGit     bool      // guarded by mu: the last detection found a work tree
 
@@ -64,9 +66,10 @@ type stats struct {
 // arrived, that the watcher fell back, and for plain directories which
 // directories to rescan. It never takes Manager.mu.
 type signals struct {
-	pending  atomic.Bool // events since the pump last extended the burst
-	fellBack atomic.Bool // the watcher left notify mode
-	plain    atomic.Bool // the root is a plain directory: track dirty directories
+	pending  atomic.Bool   // events since the pump last extended the burst
+	seq      atomic.Uint64 // events ever reported: a held index.lock with events is live
+	fellBack atomic.Bool   // the watcher left notify mode
+	plain    atomic.Bool   // the root is a plain directory: track dirty directories
 
 	mu    sync.Mutex
 	dirty map[string]struct{} // parent directories of events
@@ -91,6 +94,7 @@ func (s *signals) event(rel string) {
 		}
 		s.mu.Unlock()
 	}
+	s.seq.Add(1)
 	s.pending.Store(true)
 }
 

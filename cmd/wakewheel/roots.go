@@ -124,6 +124,7 @@ func rootOptions(c configs.Detect) roots.Options {
 		DrainTarget:    c.DrainTarget,
 		DrainMaxBatch:  c.DrainMaxBatch,
 		IndexLockWait:  c.IndexLockWait,
+		IndexLockMax:   c.IndexLockMax,
 		WatchBudget:    c.WatchBudget,
 	}
 }
