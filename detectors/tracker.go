@@ -18,7 +18,9 @@ import (
 //     as they were (lstat: mtime, ctime, size, inode, mode) when the
 //     previous set was captured — a dirty file is not handed again at
 //     every burst until it is committed — plus the paths of the previous
-//     set that changed back (a reverted file leaves the status). When the
+//     set that changed back (a reverted file leaves the status). Only the
+//     set's work-tree part (what status listed) is remembered and lstat'd;
+//     committed paths (a checkout's) are handed as they are. When the
 //     since ref is gone (a rebase, a gc) every tracked file is taken once
 //     (git ls-files) with the new HEAD as the ref;
 //   - a plain directory: a StatCache, over the dirty directories the
