@@ -46,6 +46,7 @@ var errorTable = []errorRow{
 	{deadlines.ErrBadKey, http.StatusBadRequest, "bad_request", "", 0},
 	{deadlines.ErrBadWindow, http.StatusBadRequest, "bad_request", "", 0},
 	{deadlines.ErrBadMutation, http.StatusBadRequest, "bad_request", "", 0},
+	{deadlines.ErrFull, http.StatusInsufficientStorage, "wheel_full", "", 0},
 	{scheduler.ErrUnknownKind, http.StatusBadRequest, "bad_request", "", 0},
 	{roots.ErrBadPath, http.StatusBadRequest, "bad_request", "", 0},
 	{roots.ErrBadSkip, http.StatusBadRequest, "bad_request", "", 0},

@@ -67,9 +67,10 @@
 // (kinds.go), and its bucket. Payloads, which few deadlines carry, live in a
 // side map. Keys map to entries through a Swiss-style open-addressing table
 // (index.go) of 64-byte groups, one cache line each, of 16 control bytes and
-// 16 three-byte slab indices (so a wheel holds at most 2^24-1, 16.7M,
-// deadlines): 4 to 9 bytes a deadline as the wheel grows (the table never
-// shrinks). In front of it, once the index outgrows the caches, hints
+// 16 three-byte slab indices (so a wheel holds at most MaxPending, 2^24-1,
+// 16.7M deadlines; Apply refuses a new key beyond with ErrFull): 4 to 9
+// bytes a deadline as the wheel grows (the table never shrinks). In front
+// of it, once the index outgrows the caches, hints
 // (hints.go): four-way sets of the slab indices of the keys found lately,
 // an eighth of the index (at most 1 MiB), so re-arming a working set of keys
 // does not touch a multi-megabyte index. A hint is checked against its

@@ -1,6 +1,7 @@
 package deadlines
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -59,4 +60,26 @@ func TestWheelThroughStaleHints(t *testing.T) {
 // run through hints that are pushed out and go stale all the time.
 func forceHints(w *Wheel, sets int) {
 	w.hints.ways, w.hints.mask = make([]uint32, sets*hintWays), uint32(sets-1)
+}
+
+// A wheel at MaxPending refuses a new key with ErrFull (instead of the
+// slab's panic) and still moves or cancels the keys it holds. The count is
+// faked: 16.7M real deadlines would take a gigabyte.
+func TestApplyRefusesANewKeyWhenFull(t *testing.T) {
+	now := time.Unix(1_750_000_000, 0)
+	w := NewWheel(time.Millisecond, now)
+	w.Push("held", "burst", now.Add(time.Hour), nil)
+	live := w.slab.live
+	w.slab.live = MaxPending
+	defer func() { w.slab.live = live }()
+	_, err := w.Apply(now, Mutation{Op: OpPush, Key: "new", Kind: "burst", At: now.Add(time.Hour)})
+	if !errors.Is(err, ErrFull) {
+		t.Fatalf("push of a new key to a full wheel: %v, want ErrFull", err)
+	}
+	if a, err := w.Apply(now, Mutation{Op: OpPush, Key: "held", Kind: "burst", At: now.Add(time.Minute)}); err != nil || !a.Changed {
+		t.Fatalf("pulling in a held key of a full wheel: %+v, %v", a, err)
+	}
+	if a, err := w.Apply(now, Mutation{Op: OpCancel, Key: "held"}); err != nil || !a.Changed {
+		t.Fatalf("cancelling a held key of a full wheel: %+v, %v", a, err)
+	}
 }

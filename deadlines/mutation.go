@@ -12,7 +12,13 @@ var (
 	ErrBadKey      = errors.New("deadlines: bad deadline key")
 	ErrBadWindow   = errors.New("deadlines: bad extend window")
 	ErrBadMutation = errors.New("deadlines: bad mutation")
+	// ErrFull refuses a new key to a wheel that holds MaxPending deadlines.
+	ErrFull = errors.New("deadlines: the wheel is full")
 )
+
+// MaxPending is the most deadlines a wheel holds (its index keeps slab
+// indices in 3 bytes).
+const MaxPending = maxEntries
 
 // Op names a mutation. The zero Op is none: a Mutation must say what it
 // does.
@@ -92,6 +98,11 @@ type Applied struct {
 func (w *Wheel) Apply(now time.Time, m Mutation) (Applied, error) {
 	if err := m.Validate(); err != nil {
 		return Applied{}, err
+	}
+	if m.Op != OpCancel && w.slab.live >= MaxPending {
+		if _, pending := w.Get(m.Key); !pending {
+			return Applied{}, fmt.Errorf("%w: it holds %d pending deadlines, the most it can; %s %q is refused (cancel deadlines, or let them fire)", ErrFull, MaxPending, m.Op, truncate(m.Key))
+		}
 	}
 	var changed bool
 	switch m.Op {
