@@ -141,11 +141,15 @@ func (c *Client) Remind(ctx context.Context, req ReminderRequest) (ReminderResul
 // CancelReminder removes a reminder.
 func (c *Client) CancelReminder(ctx context.Context, name string, sync bool) (ReminderResult, error) {
 	var out ReminderResult
-	path := "/v1/reminders/" + url.PathEscape(name)
-	if sync {
-		path += "?sync=true"
+	return out, c.Do(ctx, http.MethodDelete, withFlag("/v1/reminders/"+url.PathEscape(name), "sync", sync), nil, &out)
+}
+
+// withFlag adds the query ?name=true to path when on.
+func withFlag(path, name string, on bool) string {
+	if !on {
+		return path
 	}
-	return out, c.Do(ctx, http.MethodDelete, path, nil, &out)
+	return path + "?" + name + "=true"
 }
 
 // Alerts lists the newest alerts, oldest first.

@@ -57,11 +57,7 @@ func (c *Client) OpenLane(ctx context.Context, lane string) (ob.LaneStatus, erro
 // CloseLane closes a lane; force discards unconsumed work.
 func (c *Client) CloseLane(ctx context.Context, lane string, force bool) (CloseResult, error) {
 	var out CloseResult
-	path := "/v1/lanes/" + url.PathEscape(lane)
-	if force {
-		path += "?force=true"
-	}
-	return out, c.Do(ctx, http.MethodDelete, path, nil, &out)
+	return out, c.Do(ctx, http.MethodDelete, withFlag("/v1/lanes/"+url.PathEscape(lane), "force", force), nil, &out)
 }
 
 // Digest returns a lane's digest without delivering it.

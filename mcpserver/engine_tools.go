@@ -88,7 +88,7 @@ func (t tools) addEngineTools(s *mcp.Server) {
 		Name:        "alerts",
 		Description: "The alert log, oldest first: failed actions, exhausted retries, conflicts, fallbacks to polling.",
 		Annotations: readOnly,
-		InputSchema: inputSchema[AlertsInput](map[string]prop{"limit": {min: num(0), max: num(10000)}}),
+		InputSchema: inputSchema[AlertsInput](newestProps()),
 	}, t.alerts)
 }
 
@@ -164,14 +164,6 @@ func (t tools) remind(ctx context.Context, _ *mcp.CallToolRequest, in RemindInpu
 }
 
 func (t tools) alerts(ctx context.Context, _ *mcp.CallToolRequest, in AlertsInput) (*mcp.CallToolResult, AlertsOutput, error) {
-	limit := in.Limit
-	if limit <= 0 {
-		limit = 20
-	}
-	out := AlertsOutput{Alerts: []wakewheel.Alert{}}
-	err := t.call(ctx, "alerts", http.MethodGet, fmt.Sprintf("/v1/alerts?limit=%d", limit), nil, &out.Alerts)
-	if out.Alerts == nil {
-		out.Alerts = []wakewheel.Alert{}
-	}
-	return nil, out, err
+	alerts, err := newest[wakewheel.Alert](ctx, t, "alerts", "/v1/alerts?limit=%d", in.Limit)
+	return nil, AlertsOutput{Alerts: alerts}, err
 }

@@ -138,15 +138,11 @@ func Encode(r Record) []byte {
 		b = append(b, flags)
 		b = appendTime(b, o.Posted)
 	case RecordCursor:
-		b = appendString(b, r.Cursor.Lane)
-		b = binary.AppendUvarint(b, r.Cursor.Received)
-		b = binary.AppendUvarint(b, r.Cursor.Consumed)
-		b = appendTime(b, r.Cursor.At)
+		c := &r.Cursor
+		b = appendMark(b, c.Lane, c.Received, c.Consumed, c.At)
 	case RecordCheckpoint:
-		b = appendString(b, r.Checkpoint.Lane)
-		b = binary.AppendUvarint(b, r.Checkpoint.Consumed)
-		b = binary.AppendUvarint(b, r.Checkpoint.Head)
-		b = appendTime(b, r.Checkpoint.At)
+		c := &r.Checkpoint
+		b = appendMark(b, c.Lane, c.Consumed, c.Head, c.At)
 	case RecordCompaction:
 		c := &r.Compaction
 		b = appendString(b, c.Lane)
@@ -163,6 +159,15 @@ func Encode(r Record) []byte {
 		b = appendTime(b, t.Compacted)
 	}
 	return b
+}
+
+// appendMark appends the shape a cursor and a checkpoint share: a lane,
+// two counters in the record's order, and a time (decoder.mark reads it).
+func appendMark(b []byte, lane string, first, second uint64, at time.Time) []byte {
+	b = appendString(b, lane)
+	b = binary.AppendUvarint(b, first)
+	b = binary.AppendUvarint(b, second)
+	return appendTime(b, at)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -221,17 +226,11 @@ func Decode(data []byte) (Record, error) {
 		d.valid(ValidateLane(o.Lane))
 	case RecordCursor:
 		c := &r.Cursor
-		c.Lane = d.string()
-		c.Received, c.Consumed = d.uvarint(), d.uvarint()
-		c.At = d.time()
-		d.valid(ValidateLane(c.Lane))
+		d.mark(&c.Lane, &c.Received, &c.Consumed, &c.At)
 		d.check(c.Consumed <= c.Received, "consumed %d past received %d", c.Consumed, c.Received)
 	case RecordCheckpoint:
 		c := &r.Checkpoint
-		c.Lane = d.string()
-		c.Consumed, c.Head = d.uvarint(), d.uvarint()
-		c.At = d.time()
-		d.valid(ValidateLane(c.Lane))
+		d.mark(&c.Lane, &c.Consumed, &c.Head, &c.At)
 		d.check(c.Consumed <= c.Head, "consumed %d past head %d", c.Consumed, c.Head)
 	case RecordCompaction:
 		c := &r.Compaction
@@ -269,6 +268,14 @@ func Decode(data []byte) (Record, error) {
 type decoder struct {
 	b   []byte
 	err error
+}
+
+// mark reads what appendMark wrote and checks the lane.
+func (d *decoder) mark(lane *string, first, second *uint64, at *time.Time) {
+	*lane = d.string()
+	*first, *second = d.uvarint(), d.uvarint()
+	*at = d.time()
+	d.valid(ValidateLane(*lane))
 }
 
 func (d *decoder) fail(format string, args ...any) {
