@@ -87,25 +87,23 @@ func (e *unwritableError) Unwrap() []error { return []error{ErrUnwritable, e.cau
 
 // Health is nil when the store can write, else the ErrUnwritable error of
 // the episode.
-func (db *DB) Health() error {
-	f := &db.fault
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.cause == nil {
-		return nil
-	}
-	return &unwritableError{name: db.name, since: f.since, every: db.opts.HealInterval, cause: f.cause}
-}
+func (db *DB) Health() error { return db.episodeErr(false) }
 
 // faultErr returns the episode's error and counts a refused write, or nil.
-func (db *DB) faultErr() error {
+func (db *DB) faultErr() error { return db.episodeErr(true) }
+
+// episodeErr is the episode's error, or nil; countRefusal counts a refused
+// write.
+func (db *DB) episodeErr(countRefusal bool) error {
 	f := &db.fault
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.cause == nil {
 		return nil
 	}
-	f.refused++
+	if countRefusal {
+		f.refused++
+	}
 	return &unwritableError{name: db.name, since: f.since, every: db.opts.HealInterval, cause: f.cause}
 }
 
