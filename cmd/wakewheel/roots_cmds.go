@@ -99,16 +99,21 @@ passes them.`,
 	return cmd
 }
 
+// pathVerb is a roots verb on one PATH argument, made absolute before it
+// goes to the daemon (which runs in another directory).
+func (a *app) pathVerb(use, short string, run func(cmd *cobra.Command, c *api.Client, path string) (any, string, error)) *cobra.Command {
+	return a.verb(&cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)},
+		func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
+			path, err := absPath(args[0])
+			if err != nil {
+				return nil, "", err
+			}
+			return run(cmd, c, path)
+		})
+}
+
 func (a *app) unwatchCmd() *cobra.Command {
-	return a.verb(&cobra.Command{
-		Use:   "unwatch PATH",
-		Short: "Forget a root: its watcher, backlog and deadlines",
-		Args:  cobra.ExactArgs(1),
-	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
-		path, err := absPath(args[0])
-		if err != nil {
-			return nil, "", err
-		}
+	return a.pathVerb("unwatch PATH", "Forget a root: its watcher, backlog and deadlines", func(cmd *cobra.Command, c *api.Client, path string) (any, string, error) {
 		res, err := c.Unwatch(cmd.Context(), path)
 		if err != nil {
 			return nil, "", err
@@ -128,15 +133,7 @@ func (a *app) disarmCmd() *cobra.Command {
 }
 
 func (a *app) armVerb(verb, short string) *cobra.Command {
-	return a.verb(&cobra.Command{
-		Use:   verb + " PATH",
-		Short: short,
-		Args:  cobra.ExactArgs(1),
-	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
-		path, err := absPath(args[0])
-		if err != nil {
-			return nil, "", err
-		}
+	return a.pathVerb(verb+" PATH", short, func(cmd *cobra.Command, c *api.Client, path string) (any, string, error) {
 		if verb == "arm" {
 			return rootAnswer(c.Arm(cmd.Context(), path))
 		}

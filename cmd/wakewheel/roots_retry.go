@@ -10,15 +10,8 @@ import (
 // once the command is fixed this drains it at once. A change of the
 // root's commands, a config reload or the root's next event do the same.
 func (a *app) rootsRetryCmd() *cobra.Command {
-	return a.verb(&cobra.Command{
-		Use:   "retry PATH",
-		Short: "Drain a root's backlog again now (after its retries were spent) and look for changes",
-		Args:  cobra.ExactArgs(1),
-	}, func(cmd *cobra.Command, c *api.Client, args []string) (any, string, error) {
-		path, err := absPath(args[0])
-		if err != nil {
-			return nil, "", err
-		}
-		return rootAnswer(c.RetryRoot(cmd.Context(), path))
-	})
+	return a.pathVerb("retry PATH", "Drain a root's backlog again now (after its retries were spent) and look for changes",
+		func(cmd *cobra.Command, c *api.Client, path string) (any, string, error) {
+			return rootAnswer(c.RetryRoot(cmd.Context(), path))
+		})
 }
