@@ -85,25 +85,31 @@ func rootPath(tool, p string) (string, error) {
 	return abs, nil
 }
 
+// rootCall makes path absolute (rootPath) and calls the daemon into out
+// with the method, route and body that req builds from the absolute path.
+func (t tools) rootCall(ctx context.Context, tool, path string, out any, req func(abs string) (method, route string, body any)) error {
+	p, err := rootPath(tool, path)
+	if err != nil {
+		return err
+	}
+	method, route, body := req(p)
+	return t.call(ctx, tool, method, route, body, out)
+}
+
 func (t tools) watch(ctx context.Context, in WatchInput) (roots.Status, error) {
 	var out roots.Status
-	p, err := rootPath("watch", in.Path)
-	if err != nil {
-		return out, err
-	}
-	// Never Ingest or Reconcile: see WatchInput.
-	body := api.WatchRequest{Path: p, Skip: in.Skip, Arm: in.Arm, By: "agent"}
-	err = t.call(ctx, "watch", http.MethodPost, "/v1/roots", body, &out)
+	err := t.rootCall(ctx, "watch", in.Path, &out, func(p string) (string, string, any) {
+		// Never Ingest or Reconcile: see WatchInput.
+		return http.MethodPost, "/v1/roots", api.WatchRequest{Path: p, Skip: in.Skip, Arm: in.Arm, By: "agent"}
+	})
 	return out, err
 }
 
 func (t tools) unwatch(ctx context.Context, in RootInput) (api.UnwatchResult, error) {
 	var out api.UnwatchResult
-	p, err := rootPath("unwatch", in.Path)
-	if err != nil {
-		return out, err
-	}
-	err = t.call(ctx, "unwatch", http.MethodDelete, "/v1/roots?"+url.Values{"path": {p}, "by": {"agent"}}.Encode(), nil, &out)
+	err := t.rootCall(ctx, "unwatch", in.Path, &out, func(p string) (string, string, any) {
+		return http.MethodDelete, "/v1/roots?" + url.Values{"path": {p}, "by": {"agent"}}.Encode(), nil
+	})
 	return out, err
 }
 
@@ -111,11 +117,9 @@ func (t tools) unwatch(ctx context.Context, in RootInput) (api.UnwatchResult, er
 func (t tools) rootVerb(verb string) func(context.Context, RootInput) (roots.Status, error) {
 	return func(ctx context.Context, in RootInput) (roots.Status, error) {
 		var out roots.Status
-		p, err := rootPath(verb, in.Path)
-		if err != nil {
-			return out, err
-		}
-		err = t.call(ctx, verb, http.MethodPost, "/v1/roots/"+verb, api.RootRequest{Path: p}, &out)
+		err := t.rootCall(ctx, verb, in.Path, &out, func(p string) (string, string, any) {
+			return http.MethodPost, "/v1/roots/" + verb, api.RootRequest{Path: p}
+		})
 		return out, err
 	}
 }

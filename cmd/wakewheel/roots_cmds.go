@@ -115,13 +115,7 @@ func (a *app) pathVerb(use, short string, run func(cmd *cobra.Command, c *api.Cl
 func (a *app) unwatchCmd() *cobra.Command {
 	return a.pathVerb("unwatch PATH", "Forget a root: its watcher, backlog and deadlines", func(cmd *cobra.Command, c *api.Client, path string) (any, string, error) {
 		res, err := c.Unwatch(cmd.Context(), path)
-		if err != nil {
-			return nil, "", err
-		}
-		if res.Removed {
-			return res, fmt.Sprintf("%s unwatched\n", path), nil
-		}
-		return res, fmt.Sprintf("%s was not a root\n", path), nil
+		return didOrNot(res, err, res.Removed, path+" unwatched\n", path+" was not a root\n")
 	})
 }
 
@@ -181,6 +175,18 @@ func rootAnswer(st roots.Status, err error) (any, string, error) {
 		return nil, "", err
 	}
 	return st, rootText(st), nil
+}
+
+// didOrNot answers a verb whose result says whether it changed anything:
+// yes or no is its text.
+func didOrNot(res any, err error, did bool, yes, no string) (any, string, error) {
+	if err != nil {
+		return nil, "", err
+	}
+	if did {
+		return res, yes, nil
+	}
+	return res, no, nil
 }
 
 // rootText is a root's status as the roots verbs print it.
@@ -289,13 +295,7 @@ root's reconcile yield until the lease is released or expires.
 			l, err = c.RenewLease(cmd.Context(), name, ttl)
 		case "release":
 			res, err := c.ReleaseLease(cmd.Context(), name)
-			if err != nil {
-				return nil, "", err
-			}
-			if res.Released {
-				return res, fmt.Sprintf("lease %s released\n", name), nil
-			}
-			return res, fmt.Sprintf("lease %s was not held\n", name), nil
+			return didOrNot(res, err, res.Released, "lease "+name+" released\n", "lease "+name+" was not held\n")
 		default:
 			return nil, "", fmt.Errorf("unknown lease verb %q: want acquire, renew, release or list", verb)
 		}
