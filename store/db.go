@@ -44,19 +44,18 @@ const (
 )
 
 func (o Options) withDefaults() Options {
-	if o.FlushInterval <= 0 {
-		o.FlushInterval = DefaultFlushInterval
-	}
-	if o.AlertCap <= 0 {
-		o.AlertCap = DefaultAlertCap
-	}
-	if o.FireCap <= 0 {
-		o.FireCap = DefaultFireCap
-	}
-	if o.HealInterval <= 0 {
-		o.HealInterval = DefaultHealInterval
-	}
+	orDefault(&o.FlushInterval, DefaultFlushInterval)
+	orDefault(&o.AlertCap, DefaultAlertCap)
+	orDefault(&o.FireCap, DefaultFireCap)
+	orDefault(&o.HealInterval, DefaultHealInterval)
 	return o
+}
+
+// orDefault sets an unset option (zero or less) to its default.
+func orDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // DB is the engine's LevelDB store. It is safe for concurrent use. Close
