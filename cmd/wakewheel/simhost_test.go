@@ -377,7 +377,10 @@ func TestSimulatedHostWorkingDay(t *testing.T) {
 		case "user":
 			wait := 4 * time.Second
 			if f[2] == "clear" {
-				wait = 6 * time.Second // still before the daemon's death at 14s
+				// The clear waits for the agent's rest however long a
+				// loaded machine makes its turns: the kill below waits for
+				// the clear, so the two never overlap.
+				wait = time.Minute
 			}
 			go func() { // the user acts when the agent is at rest
 				select {
@@ -386,6 +389,14 @@ func TestSimulatedHostWorkingDay(t *testing.T) {
 				}
 			}()
 		case "kill":
+			for end := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+				hosts["sa"].mu.Lock()
+				cleared := hosts["sa"].clears > 0
+				hosts["sa"].mu.Unlock()
+				if cleared || time.Now().After(end) {
+					break
+				}
+			}
 			downFlag.Lock()
 			isDown = true
 			downFlag.Unlock()
