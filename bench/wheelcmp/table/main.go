@@ -1,12 +1,3 @@
-// Command table reads the output of the wheelcmp benchmarks (one or more
-// runs of each) and prints the comparison as a Markdown table: per
-// operation and N the median cpu-ns/op of the wheel, the runtime and
-// RussellLuo, the wheel's ratio to each (the median of the ratios of runs
-// taken side by side, the k-th wheel run against the k-th baseline run),
-// the target and whether it is met; then the flatness of each operation
-// from 1k to 1M (the largest of the wheel's medians over the smallest).
-//
-//	go test -run '^$' -bench . -count 3 . | tee wheels.out; go run ./table < wheels.out
 package main
 
 import (
@@ -72,10 +63,14 @@ func main() {
 			}
 			ws, wr := ratio(w, s), ratio(w, r)
 			verdict := fmt.Sprintf("≤ %.1f: met", o.target)
-			if ws > o.target {
+			switch {
+			case len(s) == 0:
+				verdict = "no runtime runs: not judged"
+			case ws > o.target:
 				verdict = fmt.Sprintf("≤ %.1f: **missed** by %.2f", o.target, ws-o.target)
 			}
-			fmt.Printf("| %s | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %s |\n", label, short(n), median(w), median(s), median(r), ws, wr, verdict)
+			fmt.Printf("| %s | %s | %.0f | %s | %s | %s | %s | %s |\n", label, short(n), median(w), cell(s, "%.0f", median), cell(r, "%.0f", median),
+				cell(s, "%.2f", func([]float64) float64 { return ws }), cell(r, "%.2f", func([]float64) float64 { return wr }), verdict)
 		}
 		if len(meds) > 1 {
 			f := slices.Max(meds) / slices.Min(meds)
@@ -91,6 +86,15 @@ func main() {
 	for _, f := range flat {
 		fmt.Println("-", f)
 	}
+}
+
+// cell formats f of a baseline's runs, or a dash when it has none (a
+// missing baseline is said, never printed as a number).
+func cell(runs []float64, format string, f func([]float64) float64) string {
+	if len(runs) == 0 {
+		return "—"
+	}
+	return fmt.Sprintf(format, f(runs))
 }
 
 // ratio is the median over runs of a[k]/b[k], pairing the runs in order.
