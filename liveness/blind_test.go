@@ -1,7 +1,6 @@
 package liveness
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,19 +149,7 @@ func TestASlowSinkDelaysNoAlarm(t *testing.T) {
 // period + grace + the blind time since its last beacon + one probe.
 func TestBlindSpellsOverADay(t *testing.T) {
 	const period, grace, probe = time.Second, 2 * time.Second, 250 * time.Millisecond
-	seed := *monitorSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (replay: go test ./liveness -run TestBlindSpellsOverADay -monitor.seed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 2))
-	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
-	eng, _ := memEngine(t, t0)
-	m, err := NewMonitor(MonitorOptions{Period: period, Grace: grace, Logger: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Register(eng)
+	rng, t0, eng, m := seededMonitor(t, 2, period, grace)
 	hosts := []string{"a", "b", "c"}
 	next := map[string]time.Time{}
 	for _, h := range hosts {

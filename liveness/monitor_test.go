@@ -52,14 +52,16 @@ func step(eng *scheduler.Engine, now time.Time) {
 // that beacon every period, late by up to just under the grace: no alarm.
 // Then one host goes silent: the alarm comes exactly period + grace after
 // its last beacon (at most one wheel tick late), and only once.
-func TestMonitorFakeClock(t *testing.T) {
-	const period, grace = time.Minute, 30 * time.Second
+// seededMonitor is a monitor on a memory engine at a fixed start time, with
+// a random source from -monitor.seed (or the clock, said in the log so the
+// run can be replayed); stream tells the tests' sources apart.
+func seededMonitor(t *testing.T, stream uint64, period, grace time.Duration) (*rand.Rand, time.Time, *scheduler.Engine, *Monitor) {
+	t.Helper()
 	seed := *monitorSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	t.Logf("seed %d (replay: go test ./liveness -run TestMonitorFakeClock -monitor.seed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
+	t.Logf("seed %d (replay: go test ./liveness -run %s -monitor.seed=%d)", seed, t.Name(), seed)
 	t0 := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	eng, _ := memEngine(t, t0)
 	m, err := NewMonitor(MonitorOptions{Period: period, Grace: grace, Logger: zerolog.Nop()})
@@ -67,6 +69,12 @@ func TestMonitorFakeClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Register(eng)
+	return rand.New(rand.NewPCG(seed, stream)), t0, eng, m
+}
+
+func TestMonitorFakeClock(t *testing.T) {
+	const period, grace = time.Minute, 30 * time.Second
+	rng, t0, eng, m := seededMonitor(t, 1, period, grace)
 
 	hosts := []string{"alpha", "beta", "gamma"}
 	next := map[string]time.Time{}
