@@ -195,3 +195,36 @@ func (c *Conn) KV(ctx context.Context, bucket string) (jetstream.KeyValue, error
 
 // ConsumerName is the durable import consumer of host.
 func ConsumerName(host string) string { return "import-" + Encode(host) }
+
+// readStream hands fn, in stream order, every message an ordered consumer
+// of cfg finds pending when it starts, in batches of up to 1000. A stream
+// that fails, or stops answering before all of them came, is ErrUnreachable.
+func (c *Conn) readStream(ctx context.Context, cfg jetstream.OrderedConsumerConfig, fn func(jetstream.Msg)) error {
+	oc, err := c.js.OrderedConsumer(ctx, StreamName, cfg)
+	if err != nil {
+		return fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
+	}
+	info, err := oc.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
+	}
+	for left := info.NumPending; left > 0; {
+		batch, err := oc.Fetch(int(min(left, 1000)), jetstream.FetchMaxWait(c.opts.RequestTimeout))
+		if err != nil {
+			return fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
+		}
+		got := 0
+		for msg := range batch.Messages() {
+			got++
+			left--
+			fn(msg)
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			return fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
+		}
+		if got == 0 {
+			return fmt.Errorf("%w: the stream stopped answering with %d messages left to read", ErrUnreachable, left)
+		}
+	}
+	return nil
+}

@@ -2,8 +2,6 @@ package fleet
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -43,49 +41,25 @@ func CheckParity(ctx context.Context, c *Conn, home string, posted map[string]ma
 			p.AckFloor = info.AckFloor.Stream
 		}
 	}
-	oc, err := c.js.OrderedConsumer(ctx, StreamName, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{HomeFilter(home)}, DeliverPolicy: jetstream.DeliverAllPolicy})
-	if err != nil {
-		return p, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
-	}
-	info, err := oc.Info(ctx)
-	if err != nil {
-		return p, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
-	}
-	left := info.NumPending
-	for left > 0 {
-		batch, err := oc.Fetch(int(min(left, 1000)), jetstream.FetchMaxWait(c.opts.RequestTimeout))
-		if err != nil {
-			return p, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{HomeFilter(home)}, DeliverPolicy: jetstream.DeliverAllPolicy}
+	err := c.readStream(ctx, cfg, func(msg jetstream.Msg) {
+		md, _ := msg.Metadata()
+		var seq uint64
+		if md != nil {
+			seq = md.Sequence.Stream
 		}
-		got := 0
-		for msg := range batch.Messages() {
-			got++
-			left--
-			md, _ := msg.Metadata()
-			var seq uint64
-			if md != nil {
-				seq = md.Sequence.Stream
-			}
-			p.InStream++
-			env, err := decodeEnvelope(msg.Subject(), msg.Data())
-			switch {
-			case err != nil:
-				p.Malformed++
-			case posted[env.Lane][env.ID]:
-				p.Found++
-			case seq > p.AckFloor:
-				p.InFlight++
-			default:
-				p.Missing = append(p.Missing, MsgRef{StreamSeq: seq, Lane: env.Lane, ID: env.ID, Origin: env.Origin})
-			}
+		p.InStream++
+		env, err := decodeEnvelope(msg.Subject(), msg.Data())
+		switch {
+		case err != nil:
+			p.Malformed++
+		case posted[env.Lane][env.ID]:
+			p.Found++
+		case seq > p.AckFloor:
+			p.InFlight++
+		default:
+			p.Missing = append(p.Missing, MsgRef{StreamSeq: seq, Lane: env.Lane, ID: env.ID, Origin: env.Origin})
 		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			return p, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
-		}
-		if got == 0 {
-			return p, fmt.Errorf("%w: the stream stopped answering with %d messages left to read", ErrUnreachable, left)
-		}
-	}
-	return p, nil
+	})
+	return p, err
 }

@@ -29,34 +29,14 @@ func waitingByLane(ctx context.Context, c *Conn, home string) (map[string]uint64
 	if floor > 0 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, floor+1
 	}
-	oc, err := c.js.OrderedConsumer(ctx, StreamName, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
-	}
-	info, err := oc.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
-	}
 	out := map[string]uint64{}
-	for left := info.NumPending; left > 0; {
-		batch, err := oc.Fetch(int(min(left, 1000)), jetstream.FetchMaxWait(c.opts.RequestTimeout))
-		if err != nil {
-			return nil, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
+	err := c.readStream(ctx, cfg, func(msg jetstream.Msg) {
+		if _, lane, _, err := ParseSubject(msg.Subject()); err == nil {
+			out[lane]++
 		}
-		got := 0
-		for msg := range batch.Messages() {
-			got++
-			left--
-			if _, lane, _, err := ParseSubject(msg.Subject()); err == nil {
-				out[lane]++
-			}
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			return nil, fmt.Errorf("%w: reading the stream: %v", ErrUnreachable, err)
-		}
-		if got == 0 {
-			return nil, fmt.Errorf("%w: the stream stopped answering with %d messages left to read", ErrUnreachable, left)
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
