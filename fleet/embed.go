@@ -62,11 +62,11 @@ type Embedded struct {
 	o    EmbedOptions
 	argv []string
 
-	mu     sync.Mutex
-	child  *supervise.Child
-	closed bool
-	stop   chan struct{}
-	done   chan struct{}
+	mu      sync.Mutex
+	child   *supervise.Child // guarded by mu until done is closed
+	stop    chan struct{}
+	done    chan struct{}
+	closing sync.Once
 }
 
 // StartEmbedded starts the node and returns once it answers as Name at
@@ -160,12 +160,7 @@ func (e *Embedded) supervise(ch *supervise.Child) {
 			next, err := e.start()
 			if err == nil {
 				e.mu.Lock()
-				if e.closed {
-					e.mu.Unlock()
-					next.Stop(embedStop)
-					return
-				}
-				e.child, ch = next, next
+				e.child, ch = next, next // a Close meanwhile stops it once this returns
 				e.mu.Unlock()
 				pause = embedRestart
 				break
@@ -186,19 +181,11 @@ func (e *Embedded) Pid() int {
 // Close stops the node (SIGTERM, then SIGKILL after embedStop) and its
 // supervision.
 func (e *Embedded) Close() {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return
-	}
-	e.closed = true
-	e.mu.Unlock()
-	close(e.stop)
-	<-e.done
-	e.mu.Lock()
-	ch := e.child
-	e.mu.Unlock()
-	ch.Stop(embedStop)
+	e.closing.Do(func() {
+		close(e.stop)
+		<-e.done // supervise has returned: the child it left is the last
+		e.child.Stop(embedStop)
+	})
 }
 
 // lastWords is the last line the node's program wrote, without the
