@@ -18,7 +18,7 @@ import (
 const BeaconKind = "fleet-beacon"
 
 // BeaconKey is the deadline that sends host's next fleet beacon.
-func BeaconKey(host string) string { return BeaconKind + "/" + host }
+func BeaconKey(host string) string { return hostKey(BeaconKind, host) }
 
 // Runner is the scheduler's single entry point; *scheduler.Runner
 // satisfies it.
@@ -88,15 +88,24 @@ func (m *Member) BeaconHandler() scheduler.Handler {
 }
 
 func (m *Member) armBeacon(ctx context.Context, r Runner, in time.Duration) error {
+	return m.arm(ctx, r, deadlines.OpReset, BeaconKind, in)
+}
+
+// arm applies op to this host's deadline of kind (kind/<host>), due in
+// from now, through r.
+func (m *Member) arm(ctx context.Context, r Runner, op deadlines.Op, kind string, in time.Duration) error {
 	var applyErr error
 	err := r.Do(ctx, func(e *scheduler.Engine, now time.Time) {
-		_, applyErr = e.Apply(now, deadlines.Mutation{Op: deadlines.OpReset, Key: BeaconKey(m.opts.Host), Kind: BeaconKind, At: now.Add(in)})
+		_, applyErr = e.Apply(now, deadlines.Mutation{Op: op, Key: hostKey(kind, m.opts.Host), Kind: kind, At: now.Add(in)})
 	})
 	if err != nil {
 		return err
 	}
 	return applyErr
 }
+
+// hostKey is the key of host's deadline of kind.
+func hostKey(kind, host string) string { return kind + "/" + host }
 
 // sendBeacons publishes a beacon each time the handler asks, until ctx
 // ends, on two paths: first on the core subject BeaconSubject (a plain

@@ -17,7 +17,7 @@ import (
 const LanesKind = "fleet-lanes"
 
 // LanesKey is the deadline that publishes host's changed lanes.
-func LanesKey(host string) string { return LanesKind + "/" + host }
+func LanesKey(host string) string { return hostKey(LanesKind, host) }
 
 // LaneState is a lane as its home publishes it in the lanes bucket.
 type LaneState struct {
@@ -49,11 +49,8 @@ func (m *Member) pushLanes(in time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.conn.opts.RequestTimeout)
 	defer cancel()
-	err := (*r).Do(ctx, func(e *scheduler.Engine, now time.Time) {
-		_, _ = e.Apply(now, deadlines.Mutation{Op: deadlines.OpPush, Key: LanesKey(m.opts.Host), Kind: LanesKind, At: now.Add(in)})
-	})
-	if err != nil {
-		m.lanesArmed.Store(false)
+	if err := m.arm(ctx, *r, deadlines.OpPush, LanesKind, in); err != nil {
+		m.lanesArmed.Store(false) // not armed: the next change tries again
 	}
 }
 
