@@ -335,6 +335,17 @@ func (m *Manager) goLocked(fn func()) {
 	}()
 }
 
+// laneOf is lane's entry in byLane (the runs or the panes), made on first
+// use. Guarded by Manager.mu.
+func laneOf[T any](byLane map[string]*T, lane string) *T {
+	l := byLane[lane]
+	if l == nil {
+		l = new(T)
+		byLane[lane] = l
+	}
+	return l
+}
+
 // Registered numbers.
 const (
 	// DefaultActiveGrace: a turn reported active longer than this counts

@@ -41,11 +41,7 @@ type paneLane struct {
 }
 
 func (m *Manager) triggerPaneLocked(lane string, cfg Config, w *ob.Wake) {
-	pl := m.panes[lane]
-	if pl == nil {
-		pl = &paneLane{}
-		m.panes[lane] = pl
-	}
+	pl := laneOf(m.panes, lane)
 	if w != nil {
 		pl.next = w
 	} else {

@@ -43,11 +43,7 @@ type runLane struct {
 
 // triggerRunLocked starts the lane's runner, or marks a running one dirty.
 func (m *Manager) triggerRunLocked(lane string, w *ob.Wake) {
-	rl := m.runs[lane]
-	if rl == nil {
-		rl = &runLane{}
-		m.runs[lane] = rl
-	}
+	rl := laneOf(m.runs, lane)
 	if w != nil {
 		rl.wake = w
 	}
