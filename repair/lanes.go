@@ -82,7 +82,7 @@ func buildLanes(records, ledger []store.KV, now time.Time, aside string) laneBui
 	for _, kv := range records {
 		r, err := ob.Decode(kv.Value)
 		if err != nil || r.Key() != kv.Key {
-			b.bad[kindOfRecordKey(kv.Key)]++
+			b.bad[recordKinds.of(kv.Key, "obligation records")]++
 			continue
 		}
 		l := get(r.Lane())
@@ -212,16 +212,3 @@ func gapMarker(lane string, seq uint64, g Range, now time.Time, aside string) ob
 }
 
 func record(r ob.Record) store.Op { return store.PutOp(wakes.RecordNS, r.Key(), ob.Encode(r)) }
-
-// kindOfRecordKey names the kind of an obligations record by its key.
-func kindOfRecordKey(k string) string {
-	switch {
-	case strings.HasPrefix(k, "o/"):
-		return "obligations"
-	case strings.HasPrefix(k, "c/"):
-		return "cursors"
-	case strings.HasPrefix(k, "p/"):
-		return "checkpoints"
-	}
-	return "obligation records"
-}

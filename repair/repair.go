@@ -83,38 +83,41 @@ func Run(dir string, now time.Time) (*Report, error) {
 	return rep, nil
 }
 
-// kindOfKey names the kind of a raw store key, for damaged key ranges.
-func kindOfKey(k string) string {
-	for _, p := range []struct{ prefix, kind string }{
-		{"n/" + wakes.RecordNS + "/o/", "obligations"},
-		{"n/" + wakes.RecordNS + "/c/", "cursors"},
-		{"n/" + wakes.RecordNS + "/p/", "checkpoints"},
-		{"n/" + wakes.LedgerNS + "/", "ledger entries"},
-		{"n/roots/", "roots"},
-		{"n/rootq/", "backlog paths"},
-		{"d/", ""},
-		{"f/", "fires"},
-		{"a/", "alerts"},
-	} {
-		if strings.HasPrefix(k, p.prefix) {
-			if p.kind == "" {
-				return deadlineKind(k[len(p.prefix):])
-			}
-			return p.kind
+// prefixKinds names the kind of a key by its prefix: the first row whose
+// prefix the key has.
+type prefixKinds []struct{ prefix, kind string }
+
+// of is the kind of key, or otherwise when no row's prefix matches.
+func (ks prefixKinds) of(key, otherwise string) string {
+	for _, k := range ks {
+		if strings.HasPrefix(key, k.prefix) {
+			return k.kind
 		}
 	}
-	return "other records"
+	return otherwise
 }
 
-func deadlineKind(key string) string {
-	switch {
-	case strings.HasPrefix(key, "reminder/"):
-		return "reminders"
-	case strings.HasPrefix(key, "lease/"):
-		return "leases"
+// The kinds of an obligations record's key, of a deadline's key, and of the
+// store's other raw keys.
+var (
+	recordKinds   = prefixKinds{{"o/", "obligations"}, {"c/", "cursors"}, {"p/", "checkpoints"}}
+	deadlineKinds = prefixKinds{{"reminder/", "reminders"}, {"lease/", "leases"}}
+	rawKinds      = prefixKinds{{"n/" + wakes.LedgerNS + "/", "ledger entries"}, {"n/roots/", "roots"},
+		{"n/rootq/", "backlog paths"}, {"f/", "fires"}, {"a/", "alerts"}}
+)
+
+// kindOfKey names the kind of a raw store key, for damaged key ranges.
+func kindOfKey(k string) string {
+	if rest, ok := strings.CutPrefix(k, "n/"+wakes.RecordNS+"/"); ok {
+		return recordKinds.of(rest, "other records")
 	}
-	return "deadlines"
+	if rest, ok := strings.CutPrefix(k, "d/"); ok {
+		return deadlineKind(rest)
+	}
+	return rawKinds.of(k, "other records")
 }
+
+func deadlineKind(key string) string { return deadlineKinds.of(key, "deadlines") }
 
 // Lost reports whether the repair lost anything it knows of.
 func (r *Report) Lost() bool {
