@@ -21,25 +21,9 @@ type ReleaseResult struct {
 	Released bool   `json:"released"`
 }
 
-// registerLeases adds the lease routes:
-//
-//	GET  /v1/leases                   leases  live leases → []roots.Lease
-//	POST /v1/leases/{name}/acquire    lease   {ttl} → roots.Lease; 409 lease_held if live
-//	POST /v1/leases/{name}/renew      lease   {ttl} → roots.Lease; 404 not_held if not live
-//	POST /v1/leases/{name}/release    lease   {} → ReleaseResult
-//
-// A name with slashes (a root path) travels escaped in its one segment.
-func registerLeases(s *Server, rs Roots) {
-	h := leasesHandler{rs}
-	s.Handle("GET /v1/leases", "leases", h.list)
-	s.Handle("POST /v1/leases/{name}/acquire", "lease", h.acquire)
-	s.Handle("POST /v1/leases/{name}/renew", "lease", h.renew)
-	s.Handle("POST /v1/leases/{name}/release", "lease", h.release)
-}
+// The lease routes; RegisterRoots adds them.
 
-type leasesHandler struct{ rs Roots }
-
-func (h leasesHandler) list(w http.ResponseWriter, r *http.Request) error {
+func (h rootsHandler) leases(w http.ResponseWriter, r *http.Request) error {
 	ls, err := h.rs.Leases(r.Context())
 	if err != nil {
 		return err
@@ -47,7 +31,7 @@ func (h leasesHandler) list(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, ls)
 }
 
-func (h leasesHandler) ttl(r *http.Request) (time.Duration, error) {
+func (h rootsHandler) ttl(r *http.Request) (time.Duration, error) {
 	var req LeaseRequest
 	if err := decode(r, &req); err != nil {
 		return 0, err
@@ -59,16 +43,16 @@ func (h leasesHandler) ttl(r *http.Request) (time.Duration, error) {
 	return d, nil
 }
 
-func (h leasesHandler) acquire(w http.ResponseWriter, r *http.Request) error {
+func (h rootsHandler) acquire(w http.ResponseWriter, r *http.Request) error {
 	return h.withTTL(w, r, h.rs.AcquireLease)
 }
 
-func (h leasesHandler) renew(w http.ResponseWriter, r *http.Request) error {
+func (h rootsHandler) renew(w http.ResponseWriter, r *http.Request) error {
 	return h.withTTL(w, r, h.rs.RenewLease)
 }
 
 // withTTL is acquire and renew: the body's ttl, then op on the named lease.
-func (h leasesHandler) withTTL(w http.ResponseWriter, r *http.Request,
+func (h rootsHandler) withTTL(w http.ResponseWriter, r *http.Request,
 	op func(ctx context.Context, name string, ttl time.Duration) (roots.Lease, error)) error {
 	ttl, err := h.ttl(r)
 	if err != nil {
@@ -81,7 +65,7 @@ func (h leasesHandler) withTTL(w http.ResponseWriter, r *http.Request,
 	return writeJSON(w, http.StatusOK, l)
 }
 
-func (h leasesHandler) release(w http.ResponseWriter, r *http.Request) error {
+func (h rootsHandler) release(w http.ResponseWriter, r *http.Request) error {
 	var req LeaseRequest
 	if err := decode(r, &req); err != nil {
 		return err

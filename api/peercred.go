@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/internal/filetrust"
+	"golang.org/x/sys/unix"
 )
 
 // ErrUntrustedDaemon means the socket is served by another user's process:
@@ -65,3 +66,8 @@ func connPeerUID(uc *net.UnixConn) (int, error) {
 	}
 	return uid, uidErr
 }
+
+// umask sets the process's file mode mask and returns the old one: the
+// server listens under 0o177, so its socket is never open to others, not
+// even for the moment before its chmod.
+func umask(m int) int { return unix.Umask(m) }

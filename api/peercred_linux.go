@@ -10,5 +10,3 @@ func peerUID(fd int) (int, error) {
 	}
 	return int(cred.Uid), nil
 }
-
-func umask(m int) int { return unix.Umask(m) }

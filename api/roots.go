@@ -61,7 +61,14 @@ type UnwatchResult struct {
 //	POST   /v1/roots/disarm   disarm  {path} → roots.Status
 //	POST   /v1/roots/retry    retry   {path} → roots.Status: drain the backlog and detect now
 //
-// and the lease routes (leases.go).
+// and the lease routes (leases.go):
+//
+//	GET  /v1/leases                   leases  live leases → []roots.Lease
+//	POST /v1/leases/{name}/acquire    lease   {ttl} → roots.Lease; 409 lease_held if live
+//	POST /v1/leases/{name}/renew      lease   {ttl} → roots.Lease; 404 not_held if not live
+//	POST /v1/leases/{name}/release    lease   {} → ReleaseResult
+//
+// A lease name with slashes (a root path) travels escaped in its one segment.
 func RegisterRoots(s *Server, rs Roots) {
 	h := rootsHandler{rs}
 	s.Handle("POST /v1/roots", "watch", h.watch)
@@ -70,9 +77,13 @@ func RegisterRoots(s *Server, rs Roots) {
 	s.Handle("POST /v1/roots/arm", "arm", h.arm)
 	s.Handle("POST /v1/roots/disarm", "disarm", h.disarm)
 	s.Handle("POST /v1/roots/retry", "retry", h.retry)
-	registerLeases(s, rs)
+	s.Handle("GET /v1/leases", "leases", h.leases)
+	s.Handle("POST /v1/leases/{name}/acquire", "lease", h.acquire)
+	s.Handle("POST /v1/leases/{name}/renew", "lease", h.renew)
+	s.Handle("POST /v1/leases/{name}/release", "lease", h.release)
 }
 
+// rootsHandler serves the roots and the lease routes.
 type rootsHandler struct{ rs Roots }
 
 func (h rootsHandler) watch(w http.ResponseWriter, r *http.Request) error {
