@@ -47,13 +47,29 @@ func (w *Wheel) slotStart(l, s int) uint64 {
 	return w.cur>>above<<above | uint64(s)<<(l*slotBits)
 }
 
-// slotMin is Earliest's memory: the smallest entry of one slot, kept while
-// entries come and go and dropped only when that entry leaves or moves. A
-// slot of a coarse level can hold a million deadlines (a month of
-// reminders), and status asks for the earliest on the loop.
-type slotMin struct {
-	b uint16
-	i int32 // nilIdx: nothing remembered
+// slotMin is Earliest's memory: the smallest entry of each slot (its index
+// + 1; 0 when not known), kept while entries come and go and dropped only
+// when that entry leaves or moves. A slot of a coarse level can hold a
+// million deadlines (a month of reminders), and status asks for the
+// earliest on the loop. A memory per slot, not only for the earliest one,
+// keeps that slot's answer while reminders due in a few milliseconds come
+// and go in the slots before it (with one memory, each of them that fired
+// sent the next status through the million again).
+type slotMin [nBuckets]int32
+
+func (m *slotMin) get(b uint16) (int32, bool) {
+	if b >= nBuckets {
+		return nilIdx, false
+	}
+	return m[b] - 1, m[b] != 0
+}
+
+func (m *slotMin) set(b uint16, i int32) { m[b] = i + 1 }
+
+func (m *slotMin) forget(b uint16) {
+	if b < nBuckets {
+		m[b] = 0
+	}
 }
 
 // before orders entries as Earliest does: by At, then key.
@@ -61,8 +77,8 @@ func before(e, f *entry) bool { return e.at < f.at || e.at == f.at && e.key < f.
 
 // link puts entry i at the head of bucket b's list.
 func (w *Wheel) link(i int32, e *entry, b uint16) {
-	if w.min.i != nilIdx && b == w.min.b && before(e, w.slab.at(w.min.i)) {
-		w.min.i = i
+	if m, ok := w.min.get(b); ok && before(e, w.slab.at(m)) {
+		w.min.set(b, i)
 	}
 	head := w.heads[b]
 	if b == bucketOverdue {
@@ -84,8 +100,8 @@ func (w *Wheel) link(i int32, e *entry, b uint16) {
 // unlink takes entry e out of its bucket's list.
 func (w *Wheel) unlink(e *entry) {
 	b := e.bucket()
-	if w.min.i != nilIdx && b == w.min.b && w.slab.at(w.min.i) == e {
-		w.min.i = nilIdx
+	if m, ok := w.min.get(b); ok && w.slab.at(m) == e {
+		w.min.forget(b)
 	}
 	if e.prev == nilIdx {
 		w.heads[b] = e.next
@@ -102,9 +118,7 @@ func (w *Wheel) unlink(e *entry) {
 
 // emptied clears the occupancy bits of bucket b, whose list is now empty.
 func (w *Wheel) emptied(b uint16) {
-	if b == w.min.b {
-		w.min.i = nilIdx
-	}
+	w.min.forget(b)
 	l := b / slots
 	w.occupied[l] &^= 1 << (b % slots)
 	if w.occupied[l] == 0 {
@@ -115,11 +129,11 @@ func (w *Wheel) emptied(b uint16) {
 // rearm moves entry i to the bucket of its (changed) At. When the new due
 // tick maps to the same bucket, no list is touched.
 func (w *Wheel) rearm(i int32, e *entry) {
-	if w.min.i != nilIdx && e.bucket() == w.min.b {
-		if w.min.i == i { // it may have moved later
-			w.min.i = nilIdx
-		} else if before(e, w.slab.at(w.min.i)) {
-			w.min.i = i
+	if m, ok := w.min.get(e.bucket()); ok {
+		if m == i { // it may have moved later
+			w.min.forget(e.bucket())
+		} else if before(e, w.slab.at(m)) {
+			w.min.set(e.bucket(), i)
 		}
 	}
 	if w.stays(e) {
@@ -199,13 +213,16 @@ func (w *Wheel) Earliest() (Deadline, bool) {
 	}
 	if best == nilIdx {
 		if l, s, ok := w.firstSlot(); ok {
-			if b := uint16(l*slots + s); w.min.i == nilIdx || w.min.b != b {
+			b := uint16(l*slots + s)
+			m, known := w.min.get(b)
+			if !known {
 				for i := w.heads[b]; i != nilIdx; i = w.slab.at(i).next {
 					better(i)
 				}
-				w.min = slotMin{b: b, i: best}
+				m = best
+				w.min.set(b, m)
 			}
-			best = w.min.i
+			best = m
 		}
 	}
 	if best == nilIdx {

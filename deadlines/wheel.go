@@ -32,7 +32,7 @@ type Wheel struct {
 	// index's generation is recentGen (a rebuild moves every slot).
 	recentPos uint32
 	recentGen uint32
-	min       slotMin // the earliest slot's smallest entry, once Earliest found it
+	min       slotMin // each slot's smallest entry, once Earliest found it
 }
 
 // NewWheel returns an empty wheel with the given base tick (> 0), starting at start.
@@ -47,7 +47,6 @@ func NewWheel(tick time.Duration, start time.Time) *Wheel {
 		maxAt:  math.MaxInt64 / t * t,
 		slab:   slab{free: nilIdx},
 		recent: nilIdx, recentPos: noPos,
-		min:   slotMin{i: nilIdx},
 		seed:  maphash.MakeSeed(),
 		kinds: newKinds(),
 	}
