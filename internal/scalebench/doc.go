@@ -12,6 +12,12 @@
 //   - 64 concurrent obligation posters through the socket against the same
 //     posters calling the obligations service in process.
 //
+// -only lateness measures the reminders' lateness and the posts alone, for
+// the binary and any -against binaries (each on a copy of one store, all
+// running, measured in turns), beside each the daemon's own runtime timer
+// and a runtime timer in a quiet child process (-only sampler): the
+// machine's part, at the same moments.
+//
 // It is a benchmark, not a test: it prints numbers and judges nothing. Run
 // it through `make bench-scale` (it needs the built binary).
 //

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -30,10 +31,18 @@ func main() {
 	n := flag.Int("n", 1_000_000, "pending reminders of the loaded daemon")
 	posts := flag.Int("posts", 20000, "obligations posted by the 64 posters, each way")
 	probes := flag.Int("probes", 400, "1 ms reminders whose lateness is measured, each phase")
-	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS")
+	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS; lateness: only the reminders' lateness and the posts, with and without callers")
+	against := flag.String("against", "", "-only lateness: more daemons measured in turns with -bin, label=BIN or label=K=V,K=V:BIN, separated by ';'")
 	keep := flag.Bool("keep", false, "keep the work directory (stores, daemon logs) and print its path")
 	flag.Parse()
-	if err := measure(*bin, *only, *keep, *n, *posts, *probes); err != nil {
+	if *only == "sampler" { // the quiet process of -only lateness
+		if err := runSampler(); err != nil {
+			fmt.Fprintln(os.Stderr, "scalebench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := measure(*bin, *only, *against, *keep, *n, *posts, *probes); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(1)
 	}
@@ -41,7 +50,7 @@ func main() {
 
 // measure is the start every phase shares (the binary's absolute path, a
 // work directory removed at the end unless keep) and the phase only names.
-func measure(bin, only string, keep bool, n, posts, probes int) error {
+func measure(bin, only, against string, keep bool, n, posts, probes int) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -60,17 +69,16 @@ func measure(bin, only string, keep bool, n, posts, probes int) error {
 		return runPosters(bin, work, posts)
 	case "load":
 		return runLoad(bin, work, n)
+	case "lateness":
+		return runLateness(bin, work, n, probes, against)
 	}
 	return run(bin, work, n, posts, probes)
 }
 
 // runLoad measures only the restart with n pending and the RSS after it.
 func runLoad(bin, work string, n int) error {
-	dir := filepath.Join(work, "loaded")
-	if err := prefill(filepath.Join(dir, "store"), n); err != nil {
-		return err
-	}
-	if err := settle(bin, dir); err != nil {
+	dir, err := loadedStore(bin, work, n)
+	if err != nil {
 		return err
 	}
 	empty, err := startDaemon(bin, filepath.Join(work, "empty"))
@@ -101,13 +109,8 @@ func run(bin, work string, n, posts, probes int) error {
 	ctx := context.Background()
 
 	fmt.Printf("# scalebench: %d pending reminders, %s, GOMAXPROCS from %d CPUs\n", n, time.Now().UTC().Format(time.RFC3339), numCPU())
-	loaded := filepath.Join(work, "loaded")
-	t0 := time.Now()
-	if err := prefill(filepath.Join(loaded, "store"), n); err != nil {
-		return err
-	}
-	fmt.Printf("prefill: %d reminders written in %v\n", n, time.Since(t0).Round(time.Millisecond))
-	if err := settle(bin, loaded); err != nil {
+	loaded, err := loadedStore(bin, work, n)
+	if err != nil {
 		return err
 	}
 
@@ -206,6 +209,24 @@ func runPosters(bin, work string, posts int) error {
 	return nil
 }
 
+// runDelay is the time the daemon's threads have waited for a CPU so far
+// (the kernel's schedstat, summed over the threads alive now).
+func (d *daemon) runDelay() time.Duration {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", d.cmd.Process.Pid))
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			ns, _ := strconv.ParseInt(f[1], 10, 64)
+			sum += time.Duration(ns)
+		}
+	}
+	return sum
+}
+
 // cpu is the daemon's user+system CPU time so far.
 func (d *daemon) cpu() time.Duration { return procCPU(fmt.Sprintf("/proc/%d/stat", d.cmd.Process.Pid)) }
 
@@ -221,6 +242,18 @@ func procCPU(path string) time.Duration {
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+// loadedStore is the home (work/loaded) of a store holding n reminders,
+// prefilled and settled: what every measure of a loaded daemon reads.
+func loadedStore(bin, work string, n int) (string, error) {
+	home := filepath.Join(work, "loaded")
+	t0 := time.Now()
+	if err := prefill(filepath.Join(home, "store"), n); err != nil {
+		return "", err
+	}
+	fmt.Printf("prefill: %d reminders written in %v\n", n, time.Since(t0).Round(time.Millisecond))
+	return home, settle(bin, home)
 }
 
 // settle starts and stops the daemon once on a new store, then compacts
@@ -294,7 +327,10 @@ type daemon struct {
 
 // startDaemon starts the binary on home/store and waits until its status
 // says ready, noting when it first answered.
-func startDaemon(bin, home string) (*daemon, error) {
+func startDaemon(bin, home string) (*daemon, error) { return startDaemonEnv(bin, home, nil) }
+
+// startDaemonEnv is startDaemon with more environment (K=V) for the daemon.
+func startDaemonEnv(bin, home string, env []string) (*daemon, error) {
 	sock := filepath.Join(home, "s.sock")
 	if len(sock) > 100 {
 		return nil, fmt.Errorf("socket path %s too long", sock)
@@ -321,6 +357,13 @@ func startDaemon(bin, home string) (*daemon, error) {
 	)
 	if v := os.Getenv("SCALE_GODEBUG"); v != "" {
 		cmd.Env = append(cmd.Env, "GODEBUG="+v)
+	}
+	cmd.Env = append(cmd.Env, env...)
+	if slices.Contains(cmd.Env, "SCALE_SETSID=1") {
+		// A session of its own, as a service manager starts a daemon: with
+		// the kernel's autogroups, its own share of the CPU beside the
+		// callers' session.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	start := time.Now()
@@ -418,7 +461,10 @@ func statusLatency(ctx context.Context, a, b *api.Client, n int) (da, db dist) {
 // the latency of those posts, and beside each reminder the lateness of a
 // plain runtime timer of 1 ms in the same daemon at the same moment (its
 // timer probe): the machine's part of the lateness.
-type probes struct{ late, post, timer dist }
+type probes struct {
+	late, post, timer dist
+	raw               struct{ late, post, timer []time.Duration }
+}
 
 // probeFires posts n reminders due in 1 ms, one at a time, each followed by
 // a timer probe of 1 ms, and returns the three distributions.
@@ -457,7 +503,9 @@ func probeFires(ctx context.Context, c *api.Client, n int, tag string) probes {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return probes{late: distOf(lates), post: distOf(posts), timer: distOf(timers)}
+	p := probes{late: distOf(lates), post: distOf(posts), timer: distOf(timers)}
+	p.raw.late, p.raw.post, p.raw.timer = lates, posts, timers
+	return p
 }
 
 // underLoad runs probeFires while 10 callers loop: five on status, five on
