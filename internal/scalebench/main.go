@@ -77,11 +77,7 @@ func measure(bin, only, against string, keep bool, n, posts, probes int) error {
 
 // runLoad measures only the restart with n pending and the RSS after it.
 func runLoad(bin, work string, n int) error {
-	dir, err := loadedStore(bin, work, n)
-	if err != nil {
-		return err
-	}
-	empty, err := startDaemon(bin, filepath.Join(work, "empty"))
+	dir, empty, err := setUp(bin, work, n)
 	if err != nil {
 		return err
 	}
@@ -109,13 +105,8 @@ func run(bin, work string, n, posts, probes int) error {
 	ctx := context.Background()
 
 	fmt.Printf("# scalebench: %d pending reminders, %s, GOMAXPROCS from %d CPUs\n", n, time.Now().UTC().Format(time.RFC3339), numCPU())
-	loaded, err := loadedStore(bin, work, n)
-	if err != nil {
-		return err
-	}
-
 	// The empty daemon: the baselines.
-	idle, err := startDaemon(bin, filepath.Join(work, "idle"))
+	loaded, idle, err := setUp(bin, work, n)
 	if err != nil {
 		return err
 	}
@@ -242,6 +233,16 @@ func procCPU(path string) time.Duration {
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+// setUp is what the measures of a loaded daemon start from: the home of a
+// store holding n reminders, and an empty daemon running (the baseline).
+func setUp(bin, work string, n int) (loaded string, empty *daemon, err error) {
+	if loaded, err = loadedStore(bin, work, n); err != nil {
+		return "", nil, err
+	}
+	empty, err = startDaemon(bin, filepath.Join(work, "empty"))
+	return loaded, empty, err
 }
 
 // loadedStore is the home (work/loaded) of a store holding n reminders,
