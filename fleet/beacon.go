@@ -17,9 +17,6 @@ import (
 // so a wedged runner stops the beacon, which is what a monitor must see.
 const BeaconKind = "fleet-beacon"
 
-// BeaconKey is the deadline that sends host's next fleet beacon.
-func BeaconKey(host string) string { return hostKey(BeaconKind, host) }
-
 // Runner is the scheduler's single entry point; *scheduler.Runner
 // satisfies it.
 type Runner interface {
@@ -73,7 +70,7 @@ type LaneView struct {
 func (m *Member) BeaconHandler() scheduler.Handler {
 	return func(ctx context.Context, f scheduler.Firing) scheduler.Outcome {
 		r := m.runner.Load()
-		if r == nil || f.Deadline.Key != BeaconKey(m.opts.Host) {
+		if r == nil || f.Deadline.Key != hostKey(BeaconKind, m.opts.Host) {
 			return scheduler.Succeeded() // stale: another host name, or Start arms it
 		}
 		select {
@@ -104,7 +101,8 @@ func (m *Member) arm(ctx context.Context, r Runner, op deadlines.Op, kind string
 	return applyErr
 }
 
-// hostKey is the key of host's deadline of kind.
+// hostKey is the key of host's deadline of kind: the beacon's and the
+// lanes publish's.
 func hostKey(kind, host string) string { return kind + "/" + host }
 
 // sendBeacons publishes a beacon each time the handler asks, until ctx

@@ -16,9 +16,6 @@ import (
 // publish per lane, and nothing is published while nothing changes.
 const LanesKind = "fleet-lanes"
 
-// LanesKey is the deadline that publishes host's changed lanes.
-func LanesKey(host string) string { return hostKey(LanesKind, host) }
-
 // LaneState is a lane as its home publishes it in the lanes bucket.
 type LaneState struct {
 	LaneView
