@@ -41,7 +41,7 @@ with 'wakewheel restore DIR' when the disk holding the store died.`,
 }
 
 func (a *app) restoreCmd() *cobra.Command {
-	var dir string
+	var storeFlag string
 	cmd := a.localVerb(&cobra.Command{
 		Use:   "restore BACKUP [--store DIR]",
 		Short: "Replace the store with a backup (stop the daemon first)",
@@ -50,12 +50,9 @@ checked first (it must open and read whole); the store it replaces, if any,
 is kept as DIR.replaced-<time>. The daemon must be stopped.`,
 		Args: cobra.ExactArgs(1),
 	}, func(cmd *cobra.Command, args []string) (any, string, error) {
-		if dir == "" {
-			cfg, _, err := a.config(cmd)
-			if err != nil {
-				return nil, "", err
-			}
-			dir = cfg.Engine.StoreDir
+		dir, err := a.storeDir(cmd, storeFlag)
+		if err != nil {
+			return nil, "", err
 		}
 		from, err := filepath.Abs(args[0])
 		if err != nil {
@@ -74,6 +71,6 @@ is kept as DIR.replaced-<time>. The daemon must be stopped.`,
 		}
 		return map[string]string{"store": dir, "from": from, "kept": kept}, text, nil
 	})
-	cmd.Flags().StringVar(&dir, "store", "", "the store directory (default: engine.store_dir)")
+	addStoreFlag(cmd, &storeFlag)
 	return cmd
 }

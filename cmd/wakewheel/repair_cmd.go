@@ -20,7 +20,7 @@ import (
 const exitCorrupt = 3
 
 func (a *app) repairCmd() *cobra.Command {
-	var dir string
+	var storeFlag string
 	cmd := a.localVerb(&cobra.Command{
 		Use:   "repair [--store DIR]",
 		Short: "Salvage a damaged store and say what was kept and lost (stop the daemon first)",
@@ -33,12 +33,9 @@ sequence ranges that were lost (each is kept as a gap marker: an alert in the
 lane's digest and in 'wakewheel alerts'), and per kind what was kept.`,
 		Args: cobra.NoArgs,
 	}, func(cmd *cobra.Command, _ []string) (any, string, error) {
-		if dir == "" {
-			cfg, _, err := a.config(cmd)
-			if err != nil {
-				return nil, "", err
-			}
-			dir = cfg.Engine.StoreDir
+		dir, err := a.storeDir(cmd, storeFlag)
+		if err != nil {
+			return nil, "", err
 		}
 		if _, err := os.Stat(dir); err != nil {
 			return nil, "", fmt.Errorf("repair: %w", err)
@@ -54,8 +51,24 @@ lane's digest and in 'wakewheel alerts'), and per kind what was kept.`,
 		}
 		return rep, text.String(), err
 	})
-	cmd.Flags().StringVar(&dir, "store", "", "the store directory (default: engine.store_dir)")
+	addStoreFlag(cmd, &storeFlag)
 	return cmd
+}
+
+// addStoreFlag adds --store DIR to a verb that opens the store itself, with
+// the daemon stopped (restore, repair); storeDir resolves it.
+func addStoreFlag(cmd *cobra.Command, dir *string) {
+	cmd.Flags().StringVar(dir, "store", "", "the store directory (default: engine.store_dir)")
+}
+
+// storeDir is the store such a verb works on: its --store flag, or else
+// the configuration's engine.store_dir.
+func (a *app) storeDir(cmd *cobra.Command, flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	cfg, _, err := a.config(cmd)
+	return cfg.Engine.StoreDir, err
 }
 
 // corruptExit turns a daemon error that means "the store is damaged" (the
