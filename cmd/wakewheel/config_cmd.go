@@ -11,13 +11,7 @@ import (
 )
 
 func (a *app) configCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "config",
-		Short: "Inspect the configuration",
-		Args:  cobra.NoArgs,
-	}
-	cmd.AddCommand(a.configShowCmd())
-	return cmd
+	return group("config", "Inspect the configuration", a.configShowCmd())
 }
 
 func (a *app) configShowCmd() *cobra.Command {

@@ -64,18 +64,11 @@ type fleetStatusView struct {
 }
 
 func (a *app) fleetCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "fleet", Short: "The fleet of hosts sharing lanes and beacons through a broker"}
-	status := a.verb(&cobra.Command{
+	status := a.fleetVerb(&cobra.Command{
 		Use:   "status [--json]",
 		Short: "Hosts (beacon age, version, outbox, import, what waits in the broker) and lanes (home, unconsumed per class)",
 		Args:  cobra.NoArgs,
-	}, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
-		cfg, err := a.fleetConfig(cmd, "status")
-		if err != nil {
-			return nil, "", err
-		}
-		ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
-		defer cancel()
+	}, 15*time.Second, func(ctx context.Context, cfg configs.Config, c *api.Client) (any, string, error) {
 		var v fleetStatusView
 		var ms fleet.MemberStatus
 		if err := c.Do(ctx, http.MethodGet, "/v1/fleet", nil, &ms); err != nil {
@@ -108,18 +101,26 @@ func (a *app) fleetCmd() *cobra.Command {
 		}
 		return v, b.String(), nil
 	})
-	cmd.AddCommand(status, a.fleetParityCmd())
-	return cmd
+	return group("fleet", "The fleet of hosts sharing lanes and beacons through a broker", status, a.fleetParityCmd())
 }
 
-// fleetConfig is the start both fleet verbs share: the config, refused
-// (exit 2) when this host is in no fleet.
-func (a *app) fleetConfig(cmd *cobra.Command, verb string) (configs.Config, error) {
-	cfg, _, err := a.config(cmd)
-	if err == nil && cfg.Fleet.URL == "" {
-		err = exitError{code: 2, err: fmt.Errorf("fleet %s: fleet.url is not set: this host is not in a fleet", verb)}
-	}
-	return cfg, err
+// fleetVerb builds a fleet verb: the start they share is the config,
+// refused (exit 2) when this host is in no fleet, and a context that
+// bounds run's work by timeout.
+func (a *app) fleetVerb(cmd *cobra.Command, timeout time.Duration,
+	run func(ctx context.Context, cfg configs.Config, c *api.Client) (any, string, error)) *cobra.Command {
+	return a.verb(cmd, func(cmd *cobra.Command, c *api.Client, _ []string) (any, string, error) {
+		cfg, _, err := a.config(cmd)
+		if err != nil {
+			return nil, "", err
+		}
+		if cfg.Fleet.URL == "" {
+			return nil, "", exitError{code: 2, err: fmt.Errorf("fleet %s: fleet.url is not set: this host is not in a fleet", cmd.Name())}
+		}
+		ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+		defer cancel()
+		return run(ctx, cfg, c)
+	})
 }
 
 // dialFleet dials the fleet's broker once, without retry: a verb reports
@@ -131,17 +132,11 @@ func dialFleet(cfg configs.Config, verb string) (*fleet.Conn, error) {
 // fleetParityCmd is the source-parity check: every obligation the stream
 // holds for this home is in this home's ledger.
 func (a *app) fleetParityCmd() *cobra.Command {
-	return a.verb(&cobra.Command{
+	return a.fleetVerb(&cobra.Command{
 		Use:   "parity [--json]",
 		Short: "Check that every obligation the stream holds for this host is in its ledger (exit 1 when one is missing)",
 		Args:  cobra.NoArgs,
-	}, func(cmd *cobra.Command, client *api.Client, _ []string) (any, string, error) {
-		cfg, err := a.fleetConfig(cmd, "parity")
-		if err != nil {
-			return nil, "", err
-		}
-		ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
-		defer cancel()
+	}, 2*time.Minute, func(ctx context.Context, cfg configs.Config, client *api.Client) (any, string, error) {
 		entries, err := client.LedgerAll(ctx)
 		if err != nil {
 			return nil, "", fmt.Errorf("fleet parity: this host's ledger: %w", err)

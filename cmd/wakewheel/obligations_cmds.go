@@ -309,9 +309,7 @@ func (a *app) ledgerCmd() *cobra.Command {
 			}
 			return nil, "", err
 		})
-	ledger := &cobra.Command{Use: "ledger", Short: "Report, compare and export the obligations ledger"}
-	ledger.AddCommand(report, compare, export)
-	return ledger
+	return group("ledger", "Report, compare and export the obligations ledger", report, compare, export)
 }
 
 func (a *app) canaryCmd() *cobra.Command {

@@ -76,6 +76,14 @@ func (a *app) newVerb(cmd *cobra.Command, needsClient bool, run verbFunc) *cobra
 	return cmd
 }
 
+// group is a verb made only of sub-verbs (config, fleet, ledger): without
+// one it prints its help.
+func group(use, short string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short}
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
 // client returns an API client for the configured socket. A client needs
 // the socket's path, not a valid config: with a problem elsewhere in the
 // config (a typo the running daemon rejected, say) it warns on the
