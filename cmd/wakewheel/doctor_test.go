@@ -27,19 +27,19 @@ func (h *home) doctorJSON(t *testing.T) (map[string]finding, bool) {
 	return byCheck, err == nil
 }
 
-func wantFinding(t *testing.T, fs map[string]finding, check, level string, detail ...string) {
+func wantFinding(t *testing.T, fs map[string]finding, check string, want level, detail ...string) {
 	t.Helper()
 	f := fs[check]
-	if f.Level != level {
-		t.Errorf("%s: %s %q (fix %q), want %s", check, f.Level, f.Detail, f.Fix, level)
+	if f.Level != want {
+		t.Errorf("%s: %s %q (fix %q), want %s", check, f.Level, f.Detail, f.Fix, want)
 	}
 	for _, d := range detail {
 		if !strings.Contains(f.Detail+" "+f.Fix, d) {
 			t.Errorf("%s: %q (fix %q) does not mention %q", check, f.Detail, f.Fix, d)
 		}
 	}
-	if level != levelOK && level != levelSkipped && f.Fix == "" {
-		t.Errorf("%s: a %s without a fix", check, level)
+	if want != levelOK && want != levelSkipped && f.Fix == "" {
+		t.Errorf("%s: a %s without a fix", check, want)
 	}
 }
 
