@@ -16,5 +16,6 @@
 // the wakewheel verb's do ("wakewheel: ...").
 //
 // Imports: fleet/broker, api (for the plain wording of errors), pflag,
-// zerolog; never configs or viper (the verb reads the configuration).
+// internal/logs (the logger both programs make); never configs or viper
+// (the verb reads the configuration).
 package main

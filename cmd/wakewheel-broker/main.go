@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 	"github.com/wakewheel/wakewheel/api"
 	"github.com/wakewheel/wakewheel/fleet/broker"
+	"github.com/wakewheel/wakewheel/internal/logs"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
@@ -52,7 +50,7 @@ func run(args []string, stderr *os.File) int {
 			o.Routes = append(o.Routes, r)
 		}
 	}
-	o.Logger = logger(level, format, stderr).With().Str("component", "broker").Str("node", o.Name).Logger()
+	o.Logger = logs.New(stderr, level, format).With().Str("component", "broker").Str("node", o.Name).Logger()
 	n, err := broker.Start(o)
 	if err != nil {
 		fmt.Fprintln(stderr, "wakewheel:", api.Plain(err.Error()))
@@ -66,19 +64,4 @@ func run(args []string, stderr *os.File) int {
 		return 1
 	}
 	return 0
-}
-
-// logger writes the node's log to w in the format the verb resolved
-// (log.format "auto" is decided by `wakewheel broker`, which knows its
-// terminal).
-func logger(level, format string, w *os.File) zerolog.Logger {
-	lv, err := zerolog.ParseLevel(level)
-	if err != nil {
-		lv = zerolog.InfoLevel
-	}
-	var out io.Writer = w
-	if format == "console" {
-		out = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
-	}
-	return zerolog.New(out).Level(lv).With().Timestamp().Logger()
 }

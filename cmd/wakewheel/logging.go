@@ -1,27 +1,18 @@
 package main
 
 import (
-	"io"
 	"os"
-	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/configs"
+	"github.com/wakewheel/wakewheel/internal/logs"
 )
 
 // newLogger logs to w: the console format on a terminal (or when asked),
 // JSON otherwise.
 func newLogger(cfg configs.Log, w *os.File) zerolog.Logger {
-	level, err := zerolog.ParseLevel(cfg.Level)
-	if err != nil {
-		level = zerolog.InfoLevel
-	}
-	var out io.Writer = w
-	if logFormat(cfg, w) == "console" {
-		out = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
-	}
-	return zerolog.New(out).Level(level).With().Timestamp().Logger()
+	return logs.New(w, cfg.Level, logFormat(cfg, w))
 }
 
 // logFormat is the format a log written to w takes: "console" when asked,
