@@ -43,56 +43,36 @@ type RemindInput struct {
 	Sync    bool   `json:"sync,omitempty" jsonschema:"make the change durable (fsync) before answering"`
 }
 
-// AlertsInput bounds the alert list.
-type AlertsInput struct {
-	Limit int `json:"limit,omitempty" jsonschema:"how many of the newest alerts (default 20)"`
-}
-
 // AlertsOutput lists alerts, oldest first.
 type AlertsOutput struct {
 	Alerts []wakewheel.Alert `json:"alerts"`
 }
 
 func (t tools) addEngineTools(s *mcp.Server) {
-	addTool(s, &mcp.Tool{
-		Name:        "status",
-		Description: "What the daemon is doing: pending deadlines by kind, the next due time, runs and alerts. Right after a start, state is \"loading\" with loading.percent (the other counts are zero, other tools wait for the load); then \"ready\".",
-		Annotations: readOnly,
-		InputSchema: inputSchema[StatusInput](nil),
-	}, t.status)
-	addTool(s, &mcp.Tool{
-		Name:        "deadlines",
-		Description: "Pending deadlines with their due times, a page at a time in key order; pass next back as after for the following page.",
-		Annotations: readOnly,
-		InputSchema: inputSchema[DeadlinesInput](map[string]prop{
+	add(s, "status", "What the daemon is doing: pending deadlines by kind, the next due time, runs and alerts. "+
+		"Right after a start, state is \"loading\" with loading.percent (the other counts are zero, other tools wait for the load); then \"ready\".",
+		readOnly, nil, t.status)
+	add(s, "deadlines", "Pending deadlines with their due times, a page at a time in key order; pass next back as after for the following page.",
+		readOnly, map[string]prop{
 			"prefix": {maxLen: length(4096)},
 			"after":  {maxLen: length(4096)},
 			"limit":  {min: num(0), max: num(api.MaxDeadlinePage)},
-		}),
-	}, t.deadlines)
-	addTool(s, &mcp.Tool{
-		Name: "remind",
-		Description: "Push, extend or cancel a reminder of your own: the deadline reminder/<name>. " +
-			"Push only ever pulls a due time earlier; extend slides a window up to its cap. " +
-			"A reminder that falls due is logged and recorded (see fires); with lane, it posts an alert to that lane, " +
-			"so you can schedule your own wake-up. It never runs a command.",
-		Annotations: mutating,
-		InputSchema: inputSchema[RemindInput](map[string]prop{
+		}, t.deadlines)
+	add(s, "remind", "Push, extend or cancel a reminder of your own: the deadline reminder/<name>. "+
+		"Push only ever pulls a due time earlier; extend slides a window up to its cap. "+
+		"A reminder that falls due is logged and recorded (see fires); with lane, it posts an alert to that lane, "+
+		"so you can schedule your own wake-up. It never runs a command.",
+		mutating, map[string]prop{
 			"action": {enum: []any{"push", "extend", "cancel"}},
 			"name":   {maxLen: length(200)},
 			"lane":   {maxLen: length(128)},
 			"note":   {maxLen: length(4096)},
-		}),
-	}, t.remind)
-	addTool(s, &mcp.Tool{
-		Name:        "alerts",
-		Description: "The alert log, oldest first: failed actions, exhausted retries, conflicts, fallbacks to polling.",
-		Annotations: readOnly,
-		InputSchema: inputSchema[AlertsInput](newestProps()),
-	}, t.alerts)
+		}, t.remind)
+	add(s, "alerts", "The alert log, oldest first: failed actions, exhausted retries, conflicts, fallbacks to polling.",
+		readOnly, newestProps("alerts"), t.alerts)
 }
 
-func (t tools) status(ctx context.Context, _ *mcp.CallToolRequest, _ StatusInput) (*mcp.CallToolResult, api.Status, error) {
+func (t tools) status(ctx context.Context, _ StatusInput) (api.Status, error) {
 	var st api.Status
 	err := t.call(ctx, "status", http.MethodGet, "/v1/status", nil, &st)
 	// The output schema says objects: an older daemon's missing map is empty.
@@ -102,10 +82,10 @@ func (t tools) status(ctx context.Context, _ *mcp.CallToolRequest, _ StatusInput
 	if st.ByKind == nil {
 		st.ByKind = map[string]int{}
 	}
-	return nil, st, err
+	return st, err
 }
 
-func (t tools) deadlines(ctx context.Context, _ *mcp.CallToolRequest, in DeadlinesInput) (*mcp.CallToolResult, DeadlinesOutput, error) {
+func (t tools) deadlines(ctx context.Context, in DeadlinesInput) (DeadlinesOutput, error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 100
@@ -120,50 +100,50 @@ func (t tools) deadlines(ctx context.Context, _ *mcp.CallToolRequest, in Deadlin
 	if out.Deadlines == nil {
 		out.Deadlines = []api.Deadline{}
 	}
-	return nil, out, err
+	return out, err
 }
 
-func (t tools) remind(ctx context.Context, _ *mcp.CallToolRequest, in RemindInput) (*mcp.CallToolResult, api.ReminderResult, error) {
+func (t tools) remind(ctx context.Context, in RemindInput) (api.ReminderResult, error) {
 	var res api.ReminderResult
 	name, err := segment("name", in.Name)
 	if err != nil {
-		return nil, res, fmt.Errorf("remind: %w", err)
+		return res, fmt.Errorf("remind: %w", err)
 	}
 	switch in.Action {
 	case "cancel":
 		if in.In != "" || in.At != "" || in.Window != "" || in.Cap != "" || in.Message != "" || in.Lane != "" || in.Note != "" || in.Reset {
-			return nil, res, errors.New("remind: cancel takes only name (and sync)")
+			return res, errors.New("remind: cancel takes only name (and sync)")
 		}
 		path := "/v1/reminders/" + name
 		if in.Sync {
 			path += "?sync=true"
 		}
 		err = t.call(ctx, "remind", http.MethodDelete, path, nil, &res)
-		return nil, res, err
+		return res, err
 	case "push":
 		if in.Window != "" || in.Cap != "" {
-			return nil, res, errors.New("remind: push takes in or at; window and cap belong to extend")
+			return res, errors.New("remind: push takes in or at; window and cap belong to extend")
 		}
 		if (in.In == "") == (in.At == "") {
-			return nil, res, errors.New("remind: push needs exactly one of in (a duration such as 90s) or at (an RFC 3339 time)")
+			return res, errors.New("remind: push needs exactly one of in (a duration such as 90s) or at (an RFC 3339 time)")
 		}
 	case "extend":
 		if in.In != "" || in.At != "" || in.Reset {
-			return nil, res, errors.New("remind: extend takes window (and cap); in, at and reset belong to push")
+			return res, errors.New("remind: extend takes window (and cap); in, at and reset belong to push")
 		}
 		if in.Window == "" {
-			return nil, res, errors.New("remind: extend needs window (a duration such as 5m)")
+			return res, errors.New("remind: extend needs window (a duration such as 5m)")
 		}
 	default:
-		return nil, res, fmt.Errorf("remind: action %q: want push, extend or cancel", in.Action)
+		return res, fmt.Errorf("remind: action %q: want push, extend or cancel", in.Action)
 	}
 	req := api.ReminderRequest{Name: in.Name, In: in.In, At: in.At, Window: in.Window, Cap: in.Cap,
 		Message: in.Message, Reset: in.Reset, Lane: in.Lane, Note: in.Note, Sync: in.Sync}
 	err = t.call(ctx, "remind", http.MethodPost, "/v1/reminders", req, &res)
-	return nil, res, err
+	return res, err
 }
 
-func (t tools) alerts(ctx context.Context, _ *mcp.CallToolRequest, in AlertsInput) (*mcp.CallToolResult, AlertsOutput, error) {
+func (t tools) alerts(ctx context.Context, in NewestInput) (AlertsOutput, error) {
 	alerts, err := newest[wakewheel.Alert](ctx, t, "alerts", "/v1/alerts?limit=%d", in.Limit)
-	return nil, AlertsOutput{Alerts: alerts}, err
+	return AlertsOutput{Alerts: alerts}, err
 }

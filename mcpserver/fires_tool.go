@@ -9,9 +9,10 @@ import (
 	"github.com/wakewheel/wakewheel"
 )
 
-// FiresInput bounds the list of recent fires.
-type FiresInput struct {
-	Limit int `json:"limit,omitempty" jsonschema:"how many of the newest fires (default 20)"`
+// NewestInput bounds the list a log tool (fires, alerts) answers; its
+// description names what the tool lists (newestProps).
+type NewestInput struct {
+	Limit int `json:"limit,omitempty"`
 }
 
 // FiresOutput lists fires, oldest first.
@@ -20,27 +21,24 @@ type FiresOutput struct {
 }
 
 func (t tools) addFireTools(s *mcp.Server) {
-	addTool(s, &mcp.Tool{
-		Name: "fires",
-		Description: "The newest deadlines that fell due and ran, oldest first: key (reminder/<name> for your reminders), " +
-			"when it was due, when it fired, and the outcome (done, retry, yield, conflict, failure).",
-		Annotations: readOnly,
-		InputSchema: inputSchema[FiresInput](newestProps()),
-	}, t.fires)
+	add(s, "fires", "The newest deadlines that fell due and ran, oldest first: key (reminder/<name> for your reminders), "+
+		"when it was due, when it fired, and the outcome (done, retry, yield, conflict, failure).",
+		readOnly, newestProps("fires"), t.fires)
 }
 
-func (t tools) fires(ctx context.Context, _ *mcp.CallToolRequest, in FiresInput) (*mcp.CallToolResult, FiresOutput, error) {
+func (t tools) fires(ctx context.Context, in NewestInput) (FiresOutput, error) {
 	fires, err := newest[wakewheel.Fire](ctx, t, "fires", "/v1/fires?last=%d", in.Limit)
-	return nil, FiresOutput{Fires: fires}, err
+	return FiresOutput{Fires: fires}, err
 }
 
 // newestDefault is how many entries a log tool lists when the agent names
 // no limit.
 const newestDefault = 20
 
-// newestProps bounds a log tool's limit argument.
-func newestProps() map[string]prop {
-	return map[string]prop{"limit": {min: num(0), max: num(10000)}}
+// newestProps bounds a log tool's limit argument and says what it counts.
+func newestProps(what string) map[string]prop {
+	return map[string]prop{"limit": {min: num(0), max: num(10000),
+		desc: fmt.Sprintf("how many of the newest %s (default %d)", what, newestDefault)}}
 }
 
 // newest reads the newest limit entries of a daemon log (route takes the

@@ -27,15 +27,15 @@ type RootInput struct {
 	Path string `json:"path" jsonschema:"the root's directory: absolute, or relative to where wakewheel mcp runs"`
 }
 
-// LeaseInput names a lease and its time to live.
-type LeaseInput struct {
-	Name string `json:"name" jsonschema:"the lease's name, e.g. a root path or a task"`
-	TTL  string `json:"ttl,omitempty" jsonschema:"acquire and renew: how long the lease lives without a renew, a Go duration (default 5m)"`
-}
-
 // LeaseNameInput names a lease (lease_release).
 type LeaseNameInput struct {
 	Name string `json:"name" jsonschema:"the lease's name, e.g. a root path or a task"`
+}
+
+// LeaseInput names a lease and its time to live.
+type LeaseInput struct {
+	LeaseNameInput
+	TTL string `json:"ttl,omitempty" jsonschema:"acquire and renew: how long the lease lives without a renew, a Go duration (default 5m)"`
 }
 
 // DefaultLeaseTTL is the TTL the lease tools send when none is given.
@@ -60,7 +60,7 @@ func (t tools) addRootTools(s *mcp.Server) {
 	// release takes no ttl: its input does not list one.
 	add(s, "lease_release", leaseDescriptions["release"], mutating, lease, func(ctx context.Context, in LeaseNameInput) (api.ReleaseResult, error) {
 		var rel api.ReleaseResult
-		err := t.lease(ctx, "release", LeaseInput{Name: in.Name}, &rel)
+		err := t.lease(ctx, "release", LeaseInput{LeaseNameInput: in}, &rel)
 		return rel, err
 	})
 }

@@ -9,11 +9,13 @@ import (
 )
 
 // prop narrows one property of an inferred input schema beyond what a Go
-// type says: the allowed words, a numeric range, a length.
+// type says: the allowed words, a numeric range, a length; and its
+// description, where the words depend on the tool (see newestProps).
 type prop struct {
 	enum     []any
 	min, max *float64
 	maxLen   *int
+	desc     string
 }
 
 // inputSchema infers the schema of T (descriptions come from the
@@ -33,6 +35,9 @@ func inputSchema[T any](props map[string]prop) *jsonschema.Schema {
 		ps.Enum = p.enum
 		ps.Minimum, ps.Maximum = p.min, p.max
 		ps.MaxLength = p.maxLen
+		if p.desc != "" {
+			ps.Description = p.desc
+		}
 	}
 	return s
 }
