@@ -57,15 +57,13 @@ nats-server config file (--nats-config).`,
 			return fmt.Errorf("could not run the broker program %s: %w", prog, err)
 		},
 	}
+	requiredString(cmd, &name, "name", "this node's name, unique in the cluster")
+	requiredString(cmd, &store, "store", "directory of the JetStream files")
 	f := cmd.Flags()
-	f.StringVar(&name, "name", "", "this node's name, unique in the cluster (required)")
 	f.StringVar(&listen, "listen", "127.0.0.1:4222", "client host:port")
 	f.StringVar(&cluster, "cluster", "", "this node's cluster host:port (empty: a single node)")
 	f.StringVar(&routes, "routes", "", "the other nodes' cluster URLs, comma-separated (nats://host:port,...)")
-	f.StringVar(&store, "store", "", "directory of the JetStream files (required)")
 	f.StringVar(&natsConfig, "nats-config", "", "a nats-server config file for TLS, accounts and authorization")
-	_ = cmd.MarkFlagRequired("name")
-	_ = cmd.MarkFlagRequired("store")
 	return cmd
 }
 

@@ -49,11 +49,10 @@ Install it with: wakewheel hook install claude-code --lane L`,
 			return nil // fail-open: the host sees exit 0 whatever happened
 		},
 	}
+	requiredString(cmd, &lane, "lane", "the lane this agent serves")
 	f := cmd.Flags()
-	f.StringVar(&lane, "lane", "", "the lane this agent serves (required)")
 	f.StringVar(&who, "who", "", "consumer name shown in digests (default: the host)")
 	f.DurationVar(&idle, "idle", 0, "how long a Stop hook waits for a wake before the agent rests (default agents.idle)")
-	cmd.MarkFlagRequired("lane")
 	cmd.AddCommand(a.hookInstallCmd())
 	return cmd
 }
@@ -167,12 +166,11 @@ plus a minute. --print shows the snippet and changes nothing.`,
 		}
 		return res, fmt.Sprintf("installed the hooks for lane %s in %s (%s events)\n", lane, path, strconv.Itoa(len(agenthooks.Events(host)))), nil
 	})
+	requiredString(cmd, &lane, "lane", "the lane the agent serves")
 	f := cmd.Flags()
-	f.StringVar(&lane, "lane", "", "the lane the agent serves (required)")
 	f.StringVar(&project, "project", "", "install into this project's settings instead of the user's")
 	f.DurationVar(&idle, "idle", 0, "the Stop hook's idle window (default agents.idle)")
 	f.BoolVar(&print, "print", false, "print the snippet instead of changing the file")
-	cmd.MarkFlagRequired("lane")
 	return cmd
 }
 

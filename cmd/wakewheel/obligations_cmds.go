@@ -66,16 +66,14 @@ BODY "-" reads stdin.`,
 		}
 		return res, fmt.Sprintf("%s %s#%d %s id=%s\n", what, o.Lane, o.Seq, o.Class, o.ID), err
 	})
+	requiredString(cmd, &req.Lane, "lane", "lane to post to")
+	requiredString(cmd, &req.Class, "class", "human, peer, digest or alert")
 	f := cmd.Flags()
-	f.StringVar(&req.Lane, "lane", "", "lane to post to (required)")
-	f.StringVar(&req.Class, "class", "", "human, peer, digest or alert (required)")
 	f.StringVar(&req.ID, "id", "", "idempotency id (default: a fresh one, made before sending, so a retry after a failed connection is stored once)")
 	f.StringVar(&locator, "locator", "", "hard locator: repo=R,issue=N,sha=S,file=F")
 	f.StringVar(&req.Key, "key", "", "coalescing key of an alert")
 	f.BoolVar(&req.Create, "create", false, "create the lane if nobody opened it")
 	f.StringVar(&req.Wait, "wait", "", "in a fleet, for a lane homed elsewhere: \"forwarded\" answers once the broker has it, not once it is queued here")
-	cmd.MarkFlagRequired("lane")
-	cmd.MarkFlagRequired("class")
 	return cmd
 }
 
@@ -137,13 +135,12 @@ Wake hooks are the operator's: lanes.<lane>.wake_hook in the config file.`,
 			}
 		}
 	})
+	requiredString(cmd, &lane, "lane", "lane to wait on")
 	f := cmd.Flags()
-	f.StringVar(&lane, "lane", "", "lane to wait on (required)")
 	f.StringVar(&who, "who", "", "consumer name shown in the digest")
 	f.StringVar(&after, "after", "", "the wake id already held: wait for a newer wake or a re-wake")
 	f.DurationVar(&timeout, "timeout", 0, "give up after this long (0: wait forever)")
 	f.BoolVar(&open, "open", false, "open the lane if it does not exist yet")
-	cmd.MarkFlagRequired("lane")
 	return cmd
 }
 
@@ -155,9 +152,8 @@ func (a *app) laneCmd(use, short string, run func(cmd *cobra.Command, c *api.Cli
 			v, text, err := run(cmd, c, lane, who)
 			return v, text, laneHint(cmd.Name(), lane, err)
 		})
-	cmd.Flags().StringVar(&lane, "lane", "", "lane (required)")
+	requiredString(cmd, &lane, "lane", "lane")
 	cmd.Flags().StringVar(&who, "who", "", "consumer name shown in the digest")
-	cmd.MarkFlagRequired("lane")
 	return cmd
 }
 

@@ -84,6 +84,14 @@ func group(use, short string, subs ...*cobra.Command) *cobra.Command {
 	return cmd
 }
 
+// requiredString declares the string flag --name, kept in p, that a verb
+// cannot run without: cobra refuses a command line that lacks it, and its
+// usage says "(required)".
+func requiredString(cmd *cobra.Command, p *string, name, usage string) {
+	cmd.Flags().StringVar(p, name, "", usage+" (required)")
+	_ = cmd.MarkFlagRequired(name)
+}
+
 // client returns an API client for the configured socket. A client needs
 // the socket's path, not a valid config: with a problem elsewhere in the
 // config (a typo the running daemon rejected, say) it warns on the
