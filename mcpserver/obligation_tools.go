@@ -21,7 +21,8 @@ const (
 	MaxWait     = api.MaxWait
 )
 
-// Locator is an obligation's hard locator: where the fact it reports lives.
+// Locator is an obligation's hard locator: where the fact it reports lives
+// (obligations.Locator's fields, described for the agent).
 type Locator struct {
 	Repo  string `json:"repo,omitempty" jsonschema:"repository, e.g. github.com/org/repo or a local path"`
 	Issue string `json:"issue,omitempty" jsonschema:"issue or pull request, e.g. 42"`
@@ -96,7 +97,7 @@ func (t tools) post(ctx context.Context, in PostInput) (api.PostResult, error) {
 	}
 	req := api.PostRequest{Lane: in.Lane, Class: in.Class, ID: in.ID, Body: in.Body, Key: in.Key, Create: in.Create}
 	if in.Locator != nil {
-		req.Locator = ob.Locator{Repo: in.Locator.Repo, Issue: in.Locator.Issue, SHA: in.Locator.SHA, File: in.Locator.File}
+		req.Locator = ob.Locator(*in.Locator) // the same fields: a new one in either fails to compile
 	}
 	var out api.PostResult
 	err := t.call(ctx, "post", http.MethodPost, "/v1/obligations", req, &out)
