@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -131,36 +130,5 @@ func sameResult(t *testing.T, in string, got, want PostResult) {
 	got.Obligation.Posted, want.Obligation.Posted = time.Time{}, time.Time{}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s read as %+v; encoding/json %+v", in, got, want)
-	}
-}
-
-// A deadline page, too, is written as encoding/json writes it.
-func TestDeadlinePageJSONIsEncodingJSONs(t *testing.T) {
-	since := time.Date(2026, 12, 1, 9, 0, 0, 5, time.FixedZone("z", 3600))
-	pages := []DeadlinePage{{}, {Deadlines: []Deadline{}}, {Next: "reminder/<b>"}}
-	var many DeadlinePage
-	for i, s := range awkward {
-		d := Deadline{Key: s, Kind: s, At: time.Date(2026, 12, 1, 11, 0, i, i*1000, time.UTC)}
-		if i%2 == 0 {
-			d.Since = &since
-		}
-		many.Deadlines = append(many.Deadlines, d)
-	}
-	for i := range 3 * yieldEvery {
-		many.Deadlines = append(many.Deadlines, Deadline{Key: fmt.Sprint("reminder/load-", i), Kind: "reminder", At: since})
-	}
-	many.Next = "reminder/load-9"
-	for _, p := range append(pages, many) {
-		var want strings.Builder
-		if err := json.NewEncoder(&want).Encode(p); err != nil {
-			t.Fatal(err)
-		}
-		if got, ok := appendDeadlinePage(nil, &p); !ok || string(got) != want.String() {
-			t.Errorf("page of %d:\n got %s\nwant %s", len(p.Deadlines), got, want.String())
-		}
-	}
-	bad := DeadlinePage{Deadlines: []Deadline{{Key: "k", At: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}}}
-	if _, ok := appendDeadlinePage(nil, &bad); ok {
-		t.Error("a year before 0 written by hand; encoding/json refuses it")
 	}
 }

@@ -67,19 +67,16 @@ func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := DeadlinePage{Deadlines: make([]Deadline, len(page))}
-	for i, d := range page {
-		out.Deadlines[i] = toAPI(d)
-	}
+	next := ""
 	if more {
-		out.Next = page[len(page)-1].Key
+		next = page[len(page)-1].Key
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
-	b, ok := appendDeadlinePage(*buf, &out)
+	buf := getPageBuffer(len(page))
+	defer putPageBuffer(buf)
+	b, ok := appendDeadlinePage(*buf, page, next)
 	*buf = b
 	if !ok {
-		return writeJSON(w, http.StatusOK, out)
+		return writeJSON(w, http.StatusOK, pageOf(page, next))
 	}
 	return writeBody(w, http.StatusOK, b)
 }

@@ -107,13 +107,15 @@ func runLateness(bin, work string, n, probes int, against string) error {
 			busy[i].cpu += (d.cpu() - cpu0).Seconds() / wall.Seconds()
 			busy[i].selfCPU += (selfCPU() - self0).Seconds() / wall.Seconds()
 			busy[i].wait += (d.runDelay() - wait0).Seconds() / wall.Seconds()
+			busy[i].statusRate += p.rates.status
+			busy[i].pageRate += p.rates.pages
 			pages[i] += listed
 		}
 	}
 	fmt.Printf("load average at the end %s\n", loadAverage())
 	for i, v := range vs {
-		fmt.Printf("%s under the callers: the daemon used %.2f cores and its threads waited %.2f s a second for a CPU; this process (callers and probes) used %.2f cores\n",
-			v.label, busy[i].cpu/lateRounds, busy[i].wait/lateRounds, busy[i].selfCPU/lateRounds)
+		fmt.Printf("%s under the callers: the daemon used %.2f cores and its threads waited %.2f s a second for a CPU; this process (callers and probes) used %.2f cores; the callers got %.0f status answers and %.0f pages a second\n",
+			v.label, busy[i].cpu/lateRounds, busy[i].wait/lateRounds, busy[i].selfCPU/lateRounds, busy[i].statusRate/lateRounds, busy[i].pageRate/lateRounds)
 	}
 	fmt.Println()
 	fmt.Println("| daemon | phase | reminder lateness p50 / p99 / max | its runtime timer p50 / p99 | quiet process's timer p50 / p99 | post p50 / p99 | post p99 ÷ no callers |")
@@ -137,6 +139,7 @@ type probeSet struct {
 	late, post, timer, quiet []time.Duration
 	cpu, selfCPU             float64 // cores used by the daemon and by this process, summed over the phases
 	wait                     float64 // the daemon's threads' time waiting for a CPU a second, summed likewise
+	statusRate, pageRate     float64 // the callers' status answers and pages a second, summed likewise
 }
 
 func (s *probeSet) add(p probes, quiet []time.Duration) {

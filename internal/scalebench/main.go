@@ -465,6 +465,7 @@ func statusLatency(ctx context.Context, a, b *api.Client, n int) (da, db dist) {
 type probes struct {
 	late, post, timer dist
 	raw               struct{ late, post, timer []time.Duration }
+	rates             struct{ status, pages float64 } // the callers' answers a second, under load
 }
 
 // probeFires posts n reminders due in 1 ms, one at a time, each followed by
@@ -511,10 +512,13 @@ func probeFires(ctx context.Context, c *api.Client, n int, tag string) probes {
 
 // underLoad runs probeFires while 10 callers loop: five on status, five on
 // deadlines pages of 1,000 from scattered places of the listing.
+// The callers' own rate is the probes' calls/s: status calls and pages
+// answered a second.
 func underLoad(ctx context.Context, d *daemon, n int, tag string) (_ probes, pages int64) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	var listed atomic.Int64
+	var listed, statuses atomic.Int64
+	start := time.Now()
 	for i := range 10 {
 		wg.Add(1)
 		go func() {
@@ -526,7 +530,9 @@ func underLoad(ctx context.Context, d *daemon, n int, tag string) (_ probes, pag
 				default:
 				}
 				if i%2 == 0 {
-					d.client.Status(ctx)
+					if _, err := d.client.Status(ctx); err == nil {
+						statuses.Add(1)
+					}
 					continue
 				}
 				// A whole page is read but not decoded: the callers run on the
@@ -543,6 +549,8 @@ func underLoad(ctx context.Context, d *daemon, n int, tag string) (_ probes, pag
 	p := probeFires(ctx, d.client, n, tag)
 	close(stop)
 	wg.Wait()
+	p.rates.status = float64(statuses.Load()) / time.Since(start).Seconds()
+	p.rates.pages = float64(listed.Load()) / time.Since(start).Seconds()
 	return p, listed.Load()
 }
 

@@ -1,0 +1,46 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wakewheel/wakewheel/deadlines"
+)
+
+// A deadline page, too, is written as encoding/json writes it.
+func TestDeadlinePageJSONIsEncodingJSONs(t *testing.T) {
+	since := time.Date(2026, 12, 1, 9, 0, 0, 5, time.FixedZone("z", 3600))
+	type page struct {
+		ds   []deadlines.Deadline
+		next string
+	}
+	pages := []page{{}, {ds: []deadlines.Deadline{}}, {next: "reminder/<b>"}}
+	var many page
+	for i, s := range awkward {
+		d := deadlines.Deadline{Key: s, Kind: s, At: time.Date(2026, 12, 1, 11, 0, i, i*1000, time.UTC)}
+		if i%2 == 0 {
+			d.Since = since
+		}
+		many.ds = append(many.ds, d)
+	}
+	for i := range 3 * yieldEvery {
+		many.ds = append(many.ds, deadlines.Deadline{Key: fmt.Sprint("reminder/load-", i), Kind: "reminder", At: since})
+	}
+	many.next = "reminder/load-9"
+	for _, p := range append(pages, many) {
+		var want strings.Builder
+		if err := json.NewEncoder(&want).Encode(pageOf(p.ds, p.next)); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := appendDeadlinePage(nil, p.ds, p.next); !ok || string(got) != want.String() {
+			t.Errorf("page of %d:\n got %s\nwant %s", len(p.ds), got, want.String())
+		}
+	}
+	bad := []deadlines.Deadline{{Key: "k", At: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	if _, ok := appendDeadlinePage(nil, bad, ""); ok {
+		t.Error("a year before 0 written by hand; encoding/json refuses it")
+	}
+}
