@@ -12,7 +12,9 @@
 //     .git walk, the index lock, the captured set's memory, ls-files when
 //     the since ref is gone — so that a root's path goes in once and its
 //     changed set comes out. fileStat (filestat.go) is the one lstat
-//     record both the tracker and the StatCache compare.
+//     record both the tracker and the StatCache compare. Ahead (ahead.go)
+//     computes a git root's set during the burst's silence, taken by the
+//     detection only at the caller's same event mark.
 //   - SkipPolicy (skip.go): the paths that are noise.
 //
 // Detectors never run work. A Watcher reports events (root-relative paths)

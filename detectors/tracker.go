@@ -31,7 +31,8 @@ import (
 // says the result is durably captured (Captured): a detection whose
 // capture failed is computed again from the old memory.
 //
-// A Tracker is used by one goroutine at a time (the runner's worker).
+// A Tracker is used by one goroutine at a time (the runner's worker),
+// except Ahead and Unahead, which any goroutine may call (ahead.go).
 type Tracker struct {
 	dir  string
 	skip SkipPolicy
@@ -40,6 +41,7 @@ type Tracker struct {
 	captured map[string]fileStat // git: the last captured set, as it was on disk
 	next     map[string]fileStat // git: the last Detect's set, until Captured
 	stat     *StatCache          // plain directories
+	ahead    aheadSlot           // git: a detection computed ahead (ahead.go)
 }
 
 // NewTracker returns the tracker of the root dir (absolute, clean).
@@ -58,6 +60,10 @@ type Scan struct {
 	// Full (plain): events may be missing (the first detection, polling,
 	// an overflow, too many dirty directories): scan the whole tree.
 	Full bool
+	// Mark (git) is the caller's count of the root's events now, 0 if
+	// events may be missing: a changed set computed ahead at the same
+	// mark (no event since) is the result (ahead.go).
+	Mark uint64
 }
 
 // Result is a detection's changed set.
@@ -75,6 +81,8 @@ type Result struct {
 	// Partial (plain) is set when some directories could not be read:
 	// Paths holds everything that could be compared.
 	Partial error
+	// Ahead (git): the set was computed ahead, during the burst's silence.
+	Ahead bool
 }
 
 // Probe walks from the root up to the nearest .git, as git does, and
@@ -104,7 +112,7 @@ func (t *Tracker) Detect(ctx context.Context, s Scan) (Result, error) {
 		t.Probe()
 	}
 	if t.top != "" {
-		return t.gitChanged(ctx, s.SinceRef)
+		return t.gitChanged(ctx, s.SinceRef, s.Mark)
 	}
 	return t.dirChanged(s)
 }
@@ -117,9 +125,13 @@ func (t *Tracker) Captured() {
 	}
 }
 
-func (t *Tracker) gitChanged(ctx context.Context, since string) (Result, error) {
+func (t *Tracker) gitChanged(ctx context.Context, since string, mark uint64) (Result, error) {
 	res := Result{Git: true}
-	cs, err := GitChanged(ctx, t.dir, since, t.skip)
+	cs, ahead := t.takeAhead(ctx, since, mark)
+	var err error
+	if res.Ahead = ahead; !ahead {
+		cs, err = GitChanged(ctx, t.dir, since, t.skip)
+	}
 	if errors.Is(err, ErrUnknownRef) {
 		res.Inventory = true
 		cs, err = GitChanged(ctx, t.dir, "", t.skip)

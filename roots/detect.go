@@ -105,7 +105,7 @@ func (m *Manager) detectHandler(ctx context.Context, f scheduler.Firing) schedul
 	m.apply(ctx, muts...)
 	if added > 0 {
 		m.log.Debug().Str("root", path).Int("added", added).Int("backlog", depth).Msg("changed set captured")
-		m.detected(Detection{Root: path, Head: head, Paths: paths, Added: added, At: now})
+		m.detected(Detection{Root: path, Head: head, Paths: paths, Added: added, At: now, Ahead: res.Ahead})
 	}
 	return scheduler.Succeeded()
 }
@@ -117,6 +117,7 @@ type Detection struct {
 	Paths []string // the changed set, root-relative
 	Added int      // how many of them were new to the backlog
 	At    time.Time
+	Ahead bool // the set was computed during the burst's silence (ahead.go)
 }
 
 // detected tells Options.OnDetected, fail-open.
@@ -140,7 +141,12 @@ func (m *Manager) scanOf(r *root) detectors.Scan {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	notify := r.w != nil && r.w.Mode() == detectors.ModeNotify
-	return detectors.Scan{SinceRef: r.rec.SinceRef, Dirty: dirs, Full: full || !notify}
+	mark := r.sig.seen.Load()
+	r.sig.detected.Store(mark)
+	if !notify {
+		mark = 0 // events may be missing: nothing computed ahead is taken
+	}
+	return detectors.Scan{SinceRef: r.rec.SinceRef, Dirty: dirs, Full: full || !notify, Mark: mark}
 }
 
 // capture appends paths to the root's backlog and advances its since ref

@@ -45,6 +45,14 @@
 // the whole set again; the first batch may reach ingest twice, never
 // zero times). A non-empty backlog pushes drain/<root>.
 //
+// Computed ahead (ahead.go): a watched git root whose burst is large
+// (aheadMinEvents) has its changed set computed during the silence, once
+// the tree has been quiet for aheadQuiet and .git/index.lock is gone, on
+// a goroutine of its own; the detection at the burst's end takes it when
+// no event came since it started (the root's event count is its mark),
+// and computes afresh otherwise. An event cancels it. A 100,000-file
+// checkout's git status then runs while the silence does.
+//
 // Never detected (ownfiles.go): the daemon's own files (Options.OwnFiles:
 // log, store, socket) join the skip policy of the root that holds them;
 // a file the root's own command writes at every run is muted after three
@@ -183,6 +191,11 @@
 //	              extended a burst: 10,000 file writes cost ~170-410
 //	              engine round trips instead of ~14,000 (one per event
 //	              and more); a burst's silence starts ≤ 10 ms late
+//	aheadQuiet    30 ms  a large burst is computed ahead once quiet this
+//	              long: a checkout writes HEAD just after its index
+//	aheadMinEvents 1000  the burst size computed ahead: a small edit's
+//	              status is cheap after the silence, and a stream of
+//	              small bursts never pays for a cancelled status
 //	PollInterval  = burst cap (5 s)  the fastest traffic polls one root:
 //	              a polled root is as fresh as a watched one under churn
 //	maxDirty      4096   dirty directories tracked between detections of

@@ -68,6 +68,8 @@ type stats struct {
 type signals struct {
 	pending  atomic.Bool   // events since the pump last extended the burst
 	seq      atomic.Uint64 // events ever reported: a held index.lock with events is live
+	seen     atomic.Uint64 // seq, the root's own writes and watcher restarts included: a detection's mark (ahead.go)
+	detected atomic.Uint64 // seen at the last detection
 	fellBack atomic.Bool   // the watcher left notify mode
 	plain    atomic.Bool   // the root is a plain directory: track dirty directories
 
@@ -113,6 +115,7 @@ func (s *signals) takeDirty() ([]string, bool) {
 }
 
 func (s *signals) markFull() {
+	s.seen.Add(1) // events may be missing: nothing computed before is taken
 	s.mu.Lock()
 	s.full, s.dirty = true, nil
 	s.mu.Unlock()
@@ -235,6 +238,7 @@ func (m *Manager) startWatchLocked(ctx context.Context, r *root) {
 			if h := m.opts.hooks; h != nil && h.onEvent != nil {
 				h.onEvent(path, rel)
 			}
+			r.sig.seen.Add(1)
 			if r.self.event(rel) {
 				return // the root's command's own output
 			}
@@ -294,6 +298,9 @@ func (m *Manager) signal() {
 func (m *Manager) pump() {
 	defer m.wg.Done()
 	rest := false
+	due := make(map[*root]time.Time) // roots to compute ahead once quiet (ahead.go)
+	wake := clock.Real{}.NewTimer(time.Hour)
+	wake.Stop()
 	for {
 		if rest {
 			t := clock.Real{}.NewTimer(pumpCoalesce) // real time: it paces goroutines, not deadlines
@@ -304,18 +311,31 @@ func (m *Manager) pump() {
 			case <-t.C():
 			}
 		}
+		var quiet <-chan time.Time
+		if next := m.startAheads(clock.Real{}.Now(), due); !next.IsZero() {
+			wake.Reset(next.Sub(clock.Real{}.Now()))
+			quiet = wake.C()
+		} else {
+			wake.Stop()
+		}
 		select {
 		case <-m.ctx.Done():
+			wake.Stop()
 			return
 		case <-m.pumpC:
+		case <-quiet:
+			rest = false
+			continue
 		}
 		var muts []deadlines.Mutation
 		var fell []*root
+		now := clock.Real{}.Now()
 		m.mu.Lock()
 		for path, r := range m.roots {
 			if r.sig.pending.Swap(false) {
 				muts = append(muts, deadlines.Mutation{Op: deadlines.OpExtend, Key: Key(KindBurst, path), Kind: KindBurst,
 					Window: m.windows(r).BurstSilence, Cap: m.windows(r).BurstCap})
+				m.aheadSoon(r, now, due)
 			}
 			if r.sig.fellBack.Swap(false) {
 				muts = append(muts, pushNow(KindDetect, path))
