@@ -9,21 +9,38 @@ import (
 )
 
 // Load holds what Reset one by one holds, duplicates included, and fires
-// the same deadlines in the same order.
+// the same deadlines in the same order: for keys in a store's order
+// (ascending, the index built at the end), in random order, and ascending
+// for a while and then not (the index built at the first key out of order,
+// then kept one insert at a time).
 func TestLoadMatchesResetOneByOne(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	rng := rand.New(rand.NewPCG(7, 8))
-	var ds []Deadline
-	for i := range 20_000 {
-		key := fmt.Sprintf("k%d", rng.IntN(15_000)) // about a quarter repeat
+	deadline := func(i int, key string) Deadline {
 		d := Deadline{Key: key, Kind: fmt.Sprintf("kind%d", i%3),
 			At: start.Add(time.Duration(rng.Int64N(int64(48*time.Hour))) - time.Hour)}
 		if i%5 == 0 {
 			d.Since = start
 			d.Payload = []byte(key)
 		}
-		ds = append(ds, d)
+		return d
 	}
+	var ascending, random, thenNot []Deadline
+	for i := range 20_000 {
+		ascending = append(ascending, deadline(i, fmt.Sprintf("k%06d", i)))
+		random = append(random, deadline(i, fmt.Sprintf("k%d", rng.IntN(15_000)))) // about a quarter repeat
+		key := fmt.Sprintf("k%06d", i)
+		if i >= 15_000 {
+			key = fmt.Sprintf("k%06d", rng.IntN(20_000)) // repeats and keys not seen yet
+		}
+		thenNot = append(thenNot, deadline(i, key))
+	}
+	for name, ds := range map[string][]Deadline{"ascending": ascending, "random": random, "ascending then not": thenNot} {
+		t.Run(name, func(t *testing.T) { checkLoadMatchesReset(t, start, ds) })
+	}
+}
+
+func checkLoadMatchesReset(t *testing.T, start time.Time, ds []Deadline) {
 	loaded := Load(time.Millisecond, start, slices.Values(ds))
 	reset := NewWheel(time.Millisecond, start)
 	for _, d := range ds {
@@ -37,6 +54,11 @@ func TestLoadMatchesResetOneByOne(t *testing.T) {
 		got, ok := loaded.Get(d.Key)
 		if !ok || !got.At.Equal(d.At) || !got.Since.Equal(d.Since) || got.Kind != d.Kind || string(got.Payload) != string(d.Payload) {
 			t.Fatalf("%s: Load has %+v (%t), Reset %+v", d.Key, got, ok, d)
+		}
+	}
+	for k, n := range reset.ByKind() {
+		if got := kindCount(loaded, k); got != n {
+			t.Fatalf("kind %s: Load counts %d, Reset %d", k, got, n)
 		}
 	}
 	end := start.Add(48 * time.Hour)
@@ -54,4 +76,13 @@ func TestLoadMatchesResetOneByOne(t *testing.T) {
 	if next, ok := loaded.Next(); !ok || next.After(end.Add(time.Second)) {
 		t.Fatalf("Next after Load and a push: %s %t", next, ok)
 	}
+}
+
+func kindCount(w *Wheel, kind string) int {
+	for k, n := range w.ByKind() {
+		if k == kind {
+			return n
+		}
+	}
+	return 0
 }

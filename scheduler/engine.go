@@ -103,49 +103,45 @@ func NewEngine(store Store, opts Options, now time.Time) (*Engine, error) {
 }
 
 // reload fills the wheel from the store. Reading and decoding records runs
-// in a goroutine of its own while this one links them into a new wheel
-// (deadlines.Load, which builds its key index once, at its final size): a
+// in a goroutine of its own while this one enters them into a new wheel
+// (deadlines.Loader): a
 // restart with a million deadlines pays for the slower of the two, not for
-// their sum. Only this goroutine touches the wheel.
+// their sum, and the wheel is complete when the last batch is in. Only
+// this goroutine touches the wheel.
 func (e *Engine) reload(now time.Time) error {
-	const batchLen = 1024
 	batches := make(chan []deadlines.Deadline, 4)
 	free := make(chan []deadlines.Deadline, 6)
 	loadErr := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		batch := make([]deadlines.Deadline, 0, batchLen)
-		loadErr <- e.store.LoadDeadlines(func(d deadlines.Deadline) error {
-			batch = append(batch, d)
-			if len(batch) == batchLen {
-				batches <- batch
-				select {
-				case batch = <-free:
-				default:
-					batch = make([]deadlines.Deadline, 0, batchLen)
-				}
-			}
-			return nil
-		})
-		if len(batch) > 0 {
+		loadErr <- e.store.LoadDeadlineBatches(func(batch []deadlines.Deadline) ([]deadlines.Deadline, error) {
 			batches <- batch
-		}
-	}()
-	e.wheel = deadlines.Load(e.opts.Tick, now, func(yield func(deadlines.Deadline) bool) {
-		for batch := range batches {
-			for _, d := range batch {
-				yield(d) // always true: Load takes every deadline
-				if e.kinds.indexes(d.Kind) {
-					e.kinds.keys[d.Key] = d.Kind
-				}
-			}
-			clear(batch)
 			select {
-			case free <- batch[:0]:
+			case next := <-free:
+				return next, nil
 			default:
+				return nil, nil
+			}
+		})
+	}()
+	l := deadlines.NewLoader(e.opts.Tick, now)
+	lastKind, indexed := "", false
+	for batch := range batches {
+		for _, d := range batch {
+			l.Add(d)
+			if d.Kind != lastKind { // runs of one kind: one look a run
+				lastKind, indexed = d.Kind, e.kinds.indexes(d.Kind)
+			}
+			if indexed {
+				e.kinds.keys[d.Key] = d.Kind
 			}
 		}
-	})
+		select {
+		case free <- batch[:0]:
+		default:
+		}
+	}
+	e.wheel = l.Wheel()
 	return <-loadErr
 }
 

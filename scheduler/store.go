@@ -14,8 +14,10 @@ type Store interface {
 	// Sync makes every earlier write-behind mutation durable (fsync) before
 	// it returns; concurrent callers share one synced commit.
 	Sync() error
-	// LoadDeadlines visits every persisted deadline.
-	LoadDeadlines(fn func(deadlines.Deadline) error) error
+	// LoadDeadlineBatches visits every persisted deadline, a batch at a
+	// time: fn owns each batch and returns the slice to fill next (nil
+	// for a new one; store.DB.LoadDeadlineBatchesWatched).
+	LoadDeadlineBatches(fn func(batch []deadlines.Deadline) ([]deadlines.Deadline, error)) error
 	// Complete records a finished run and, unless keep, retires the
 	// deadline's record, in one batch.
 	Complete(key string, keep bool, f wakewheel.Fire) (wakewheel.Fire, error)

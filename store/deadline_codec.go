@@ -6,9 +6,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/syndtr/goleveldb/leveldb/opt"
-	"github.com/syndtr/goleveldb/leveldb/util"
-
 	"github.com/wakewheel/wakewheel/deadlines"
 )
 
@@ -186,53 +183,4 @@ func (dec *deadlineDecoder) payload(b []byte) []byte {
 	start := len(dec.slab)
 	dec.slab = append(dec.slab, b...)
 	return dec.slab[start:len(dec.slab):len(dec.slab)]
-}
-
-// LoadDeadlines calls fn for every persisted deadline, in key order, after
-// flushing the write-behind buffer. An error of fn stops the iteration and
-// is returned as is. A record that does not decode stops it with an error
-// that wraps ErrCorrupt and names the record's key.
-//
-// Keys and payloads of the deadlines handed to fn share backing arrays
-// (payload capacity cut to length); keeping one keeps its slab of a few
-// tens of KiB alive.
-func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) error {
-	return db.LoadDeadlinesWatched(fn, nil)
-}
-
-// LoadDeadlinesWatched is LoadDeadlines that keeps p up to date as it goes
-// (load_progress.go); a nil p is LoadDeadlines.
-func (db *DB) LoadDeadlinesWatched(fn func(deadlines.Deadline) error, p *LoadProgress) (err error) {
-	if err := db.gate.enter(); err != nil {
-		return err
-	}
-	defer db.gate.leave()
-	defer catchLevelDBPanic(db.name, &err)
-	if err := db.flushPending(); err != nil {
-		return err
-	}
-	ldb, err := db.readHandle()
-	if err != nil {
-		return err
-	}
-	defer db.readDone()
-	it := ldb.NewIterator(util.BytesPrefix([]byte(deadlinePrefix)), &opt.ReadOptions{DontFillCache: true})
-	defer it.Release()
-	var dec deadlineDecoder
-	meter := newLoadMeter(p, ldb)
-	for it.Next() {
-		d, err := dec.decode(it.Key(), it.Value())
-		if err != nil {
-			return db.wrap("load deadlines", err)
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-		meter.saw(it.Key())
-	}
-	if err := it.Error(); err != nil {
-		return db.wrap("load deadlines", err)
-	}
-	meter.done()
-	return nil
 }

@@ -20,19 +20,20 @@ type watchedStore struct {
 	ctx      context.Context // a SIGTERM during the load ends it
 }
 
-func (s watchedStore) LoadDeadlines(fn func(deadlines.Deadline) error) error {
+func (s watchedStore) LoadDeadlineBatches(fn func([]deadlines.Deadline) ([]deadlines.Deadline, error)) error {
 	n := 0
-	return s.LoadDeadlinesWatched(func(d deadlines.Deadline) error {
+	return s.LoadDeadlineBatchesWatched(func(batch []deadlines.Deadline) ([]deadlines.Deadline, error) {
 		if n++; n%stopCheckEvery == 0 && s.ctx.Err() != nil {
-			return errors.New("the daemon was stopped while it loaded its deadlines")
+			return nil, errors.New("the daemon was stopped while it loaded its deadlines")
 		}
-		return fn(d)
+		return fn(batch)
 	}, s.progress)
 }
 
-// stopCheckEvery is how many deadlines a load reads between two looks at
-// the signal context: a stop waits for at most a few milliseconds of load.
-const stopCheckEvery = 1 << 14
+// stopCheckEvery is how many batches (store.LoadBatchLen deadlines each) a
+// load reads between two looks at the signal context: a stop waits for at
+// most a few milliseconds of load.
+const stopCheckEvery = 16
 
 // loadState reads p for a status answered while loading.
 func loadState(p *store.LoadProgress) func() api.LoadState {
