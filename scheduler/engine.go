@@ -102,48 +102,56 @@ func NewEngine(store Store, opts Options, now time.Time) (*Engine, error) {
 	return e, nil
 }
 
-// reload fills the wheel from the store. Reading and decoding records runs
-// in a goroutine of its own while this one enters them into a new wheel
-// (deadlines.Loader): a
-// restart with a million deadlines pays for the slower of the two, not for
-// their sum, and the wheel is complete when the last batch is in. Only
-// this goroutine touches the wheel.
+// reload fills the wheel from the store. Reading records runs in a
+// goroutine of its own while this one decodes them and enters them into a
+// new wheel (deadlines.Loader): a restart with a million deadlines pays
+// for the slower of the two, not for their sum, and the wheel is complete
+// when the last batch is in. Only this goroutine touches the wheel.
 func (e *Engine) reload(now time.Time) error {
-	batches := make(chan []deadlines.Deadline, 4)
-	free := make(chan []deadlines.Deadline, 6)
+	type decodeBatch = func(fn func(deadlines.Deadline) error) error
+	batches := make(chan decodeBatch, 4)
+	stop := make(chan struct{}) // closed when a batch does not decode
 	loadErr := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		loadErr <- e.store.LoadDeadlineBatches(func(batch []deadlines.Deadline) ([]deadlines.Deadline, error) {
-			batches <- batch
+		loadErr <- e.store.LoadDeadlineBatches(func(decode decodeBatch) error {
 			select {
-			case next := <-free:
-				return next, nil
-			default:
-				return nil, nil
+			case batches <- decode:
+				return nil
+			case <-stop:
+				return errLoadStopped
 			}
 		})
 	}()
 	l := deadlines.NewLoader(e.opts.Tick, now)
 	lastKind, indexed := "", false
-	for batch := range batches {
-		for _, d := range batch {
-			l.Add(d)
-			if d.Kind != lastKind { // runs of one kind: one look a run
-				lastKind, indexed = d.Kind, e.kinds.indexes(d.Kind)
-			}
-			if indexed {
-				e.kinds.keys[d.Key] = d.Kind
-			}
+	add := func(d deadlines.Deadline) error {
+		l.Add(d)
+		if d.Kind != lastKind { // runs of one kind: one look a run
+			lastKind, indexed = d.Kind, e.kinds.indexes(d.Kind)
 		}
-		select {
-		case free <- batch[:0]:
-		default:
+		if indexed {
+			e.kinds.keys[d.Key] = d.Kind
+		}
+		return nil
+	}
+	var decodeErr error
+	for decode := range batches {
+		if decodeErr == nil {
+			if decodeErr = decode(add); decodeErr != nil {
+				close(stop)
+			}
 		}
 	}
 	e.wheel = l.Wheel()
-	return <-loadErr
+	if err := <-loadErr; decodeErr == nil {
+		return err
+	}
+	return decodeErr
 }
+
+// errLoadStopped ends a store's load whose records stopped decoding.
+var errLoadStopped = errors.New("scheduler: load stopped")
 
 // Register sets the handler of a kind. Register every kind before the first
 // Due; a deadline whose kind has no handler fails with an alert.

@@ -14,10 +14,12 @@ type Store interface {
 	// Sync makes every earlier write-behind mutation durable (fsync) before
 	// it returns; concurrent callers share one synced commit.
 	Sync() error
-	// LoadDeadlineBatches visits every persisted deadline, a batch at a
-	// time: fn owns each batch and returns the slice to fill next (nil
-	// for a new one; store.DB.LoadDeadlineBatchesWatched).
-	LoadDeadlineBatches(fn func(batch []deadlines.Deadline) ([]deadlines.Deadline, error)) error
+	// LoadDeadlineBatches reads every persisted deadline and hands them
+	// to fn a batch at a time, not yet decoded: fn gets the batch's
+	// decode, which checks and decodes it and calls its own fn with each
+	// deadline, on the goroutine that calls it (one batch at a time, in
+	// order, each once: store.DB.LoadDeadlineBatchesWatched).
+	LoadDeadlineBatches(fn func(decode func(fn func(deadlines.Deadline) error) error) error) error
 	// Complete records a finished run and, unless keep, retires the
 	// deadline's record, in one batch.
 	Complete(key string, keep bool, f wakewheel.Fire) (wakewheel.Fire, error)

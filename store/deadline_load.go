@@ -7,10 +7,10 @@ import (
 	"github.com/wakewheel/wakewheel/deadlines"
 )
 
-// LoadBatchLen is how many deadlines LoadDeadlineBatches hands over at a
-// time: enough that handing a batch to another goroutine costs nothing per
-// deadline, few enough that a batch stays in a core's cache.
-const LoadBatchLen = 1024
+// loadBatchLen is how many records a batch of a load holds: enough that
+// handing a batch to another goroutine costs nothing per record, few
+// enough that a batch stays in a core's cache.
+const loadBatchLen = 1024
 
 // LoadDeadlines calls fn for every persisted deadline, in key order, after
 // flushing the write-behind buffer. An error of fn stops the iteration and
@@ -21,28 +21,33 @@ const LoadBatchLen = 1024
 // (payload capacity cut to length); keeping one keeps its slab of a few
 // tens of KiB alive.
 func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) error {
-	return db.LoadDeadlineBatches(func(batch []deadlines.Deadline) ([]deadlines.Deadline, error) {
-		for _, d := range batch {
-			if err := fn(d); err != nil {
-				return nil, err
-			}
-		}
-		return batch[:0], nil
-	})
+	return db.LoadDeadlineBatches(func(decode DecodeBatch) error { return decode(fn) })
 }
 
-// LoadDeadlineBatches is LoadDeadlines a batch of up to LoadBatchLen at a
-// time (see LoadDeadlineBatchesWatched).
-func (db *DB) LoadDeadlineBatches(fn func(batch []deadlines.Deadline) ([]deadlines.Deadline, error)) error {
+// A DecodeBatch decodes one batch of a load's deadline records and calls
+// fn with each deadline, in key order. An error of fn stops it and is
+// returned as is; a record that does not decode stops it with an error
+// that wraps ErrCorrupt and names the record's key. The batches of a load
+// are decoded one at a time, in the order they came (they share a
+// decoder), each once; the load fills the batch again after.
+//
+// Keys and payloads share backing arrays, as LoadDeadlines says.
+type DecodeBatch = func(fn func(deadlines.Deadline) error) error
+
+// LoadDeadlineBatches is LoadDeadlineBatchesWatched without progress.
+func (db *DB) LoadDeadlineBatches(fn func(DecodeBatch) error) error {
 	return db.LoadDeadlineBatchesWatched(fn, nil)
 }
 
-// LoadDeadlineBatchesWatched is LoadDeadlines a batch of up to LoadBatchLen
-// at a time, keeping p up to date as it goes (load_progress.go; p may be
-// nil). fn owns the batch it is given and returns the slice the next batch is
-// decoded into: an emptied earlier batch, or nil for a new one; so a
-// reader may hand batches to another goroutine and take them back.
-func (db *DB) LoadDeadlineBatchesWatched(fn func(batch []deadlines.Deadline) ([]deadlines.Deadline, error), p *LoadProgress) (err error) {
+// LoadDeadlineBatchesWatched reads every persisted deadline record once,
+// in key order, after flushing the write-behind buffer, with LevelDB's
+// checksums checked, and hands them to fn in batches not yet decoded:
+// fn gets the batch's DecodeBatch, which checks and decodes it on the
+// goroutine that calls it, so a reader can hand its batches to another
+// goroutine and read on while that one decodes. It keeps p up to date as
+// it goes (load_progress.go; p may be nil). An error of fn stops the load
+// and is returned as is.
+func (db *DB) LoadDeadlineBatchesWatched(fn func(DecodeBatch) error, p *LoadProgress) (err error) {
 	if err := db.gate.enter(); err != nil {
 		return err
 	}
@@ -58,34 +63,80 @@ func (db *DB) LoadDeadlineBatchesWatched(fn func(batch []deadlines.Deadline) ([]
 	defer db.readDone()
 	it := ldb.NewIterator(util.BytesPrefix([]byte(deadlinePrefix)), &opt.ReadOptions{DontFillCache: true})
 	defer it.Release()
-	var dec deadlineDecoder
+	l := &deadlineLoad{db: db, free: make(chan *deadlineBatch, 8)}
 	meter := newLoadMeter(p, ldb)
-	batch := make([]deadlines.Deadline, 0, LoadBatchLen)
+	b := l.batch()
 	for it.Next() {
-		d, err := dec.decode(it.Key(), it.Value())
-		if err != nil {
-			return db.wrap("load deadlines", err)
-		}
-		batch = append(batch, d)
-		meter.saw(it.Key())
-		if len(batch) == cap(batch) {
-			if batch, err = fn(batch); err != nil {
+		k := it.Key()
+		b.buf = append(b.buf, k...)
+		b.ends = append(b.ends, uint32(len(b.buf)))
+		b.buf = append(b.buf, it.Value()...)
+		b.ends = append(b.ends, uint32(len(b.buf)))
+		meter.saw(k)
+		if len(b.ends) == 2*loadBatchLen {
+			if err := fn(b.decode); err != nil {
 				return err
 			}
-			if cap(batch) == 0 {
-				batch = make([]deadlines.Deadline, 0, LoadBatchLen)
-			}
-			batch = batch[:0]
+			b = l.batch()
 		}
 	}
 	if err := it.Error(); err != nil {
 		return db.wrap("load deadlines", err)
 	}
-	if len(batch) > 0 {
-		if _, err := fn(batch); err != nil {
+	if len(b.ends) > 0 {
+		if err := fn(b.decode); err != nil {
 			return err
 		}
 	}
 	meter.done()
+	return nil
+}
+
+// deadlineBatch is a run of deadline records as a load read them, keys
+// and values back to back, not yet decoded.
+type deadlineBatch struct {
+	load *deadlineLoad
+	buf  []byte
+	ends []uint32 // by record: the end of its key in buf, then of its value
+}
+
+// deadlineLoad is what the batches of one load share: the decoder (used
+// by decode only, one batch at a time) and the batches decoded, for the
+// reader to fill again.
+type deadlineLoad struct {
+	db   *DB
+	dec  deadlineDecoder
+	free chan *deadlineBatch
+}
+
+func (l *deadlineLoad) batch() *deadlineBatch {
+	select {
+	case b := <-l.free:
+		return b
+	default:
+		return &deadlineBatch{load: l, buf: make([]byte, 0, 64<<10), ends: make([]uint32, 0, 2*loadBatchLen)}
+	}
+}
+
+// decode is the batch's DecodeBatch.
+func (b *deadlineBatch) decode(fn func(deadlines.Deadline) error) error {
+	l := b.load
+	start := uint32(0)
+	for r := 0; r < len(b.ends); r += 2 {
+		kEnd, vEnd := b.ends[r], b.ends[r+1]
+		d, err := l.dec.decode(b.buf[start:kEnd], b.buf[kEnd:vEnd])
+		if err != nil {
+			return l.db.wrap("load deadlines", err)
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+		start = vEnd
+	}
+	b.buf, b.ends = b.buf[:0], b.ends[:0]
+	select {
+	case l.free <- b:
+	default:
+	}
 	return nil
 }

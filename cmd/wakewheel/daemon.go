@@ -144,6 +144,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		}
 	}
 	front.Ready(d.srv)
+	freeLoadGarbage()
 	log.Info().Str("socket", cfg.Engine.SocketPath).Msg("ready")
 
 	select {
@@ -161,10 +162,9 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 // loadEngine is scheduler.NewEngine with the garbage collector relaxed for
 // the reload: while the heap grows from nothing to the whole wheel the
 // collector would otherwise run again and again and take the second core
-// from the decode-and-link pipeline. Afterwards the collector runs at
-// steadyGCPercent (unless GOGC is set) and the reload's garbage is returned
-// to the system at once, so the daemon's resident memory follows the wheel,
-// not the reload's peak.
+// from the read-and-build pipeline. Afterwards the collector runs at
+// steadyGCPercent (unless GOGC is set); the caller returns the reload's
+// garbage to the system (freeLoadGarbage) once the daemon is ready.
 func loadEngine(db scheduler.Store, opts scheduler.Options, now time.Time) (*scheduler.Engine, error) {
 	old := debug.SetGCPercent(reloadGCPercent)
 	defer func() {
@@ -172,10 +172,16 @@ func loadEngine(db scheduler.Store, opts scheduler.Options, now time.Time) (*sch
 			old = steadyGCPercent
 		}
 		debug.SetGCPercent(old)
-		debug.FreeOSMemory()
 	}()
 	return scheduler.NewEngine(db, opts, now)
 }
+
+// freeLoadGarbage returns the reload's garbage to the system, so the
+// daemon's resident memory follows the wheel, not the reload's peak. It is
+// a whole collection of a heap that is mostly the wheel (tens of
+// milliseconds at a million deadlines), so it runs beside the serving
+// daemon, not on its way to ready.
+func freeLoadGarbage() { go debug.FreeOSMemory() }
 
 const (
 	// reloadGCPercent is GOGC during a reload (see loadEngine).

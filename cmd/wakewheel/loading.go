@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/wakewheel/wakewheel/api"
-	"github.com/wakewheel/wakewheel/deadlines"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/roots"
 	"github.com/wakewheel/wakewheel/store"
@@ -20,13 +19,13 @@ type watchedStore struct {
 	ctx      context.Context // a SIGTERM during the load ends it
 }
 
-func (s watchedStore) LoadDeadlineBatches(fn func([]deadlines.Deadline) ([]deadlines.Deadline, error)) error {
+func (s watchedStore) LoadDeadlineBatches(fn func(store.DecodeBatch) error) error {
 	n := 0
-	return s.LoadDeadlineBatchesWatched(func(batch []deadlines.Deadline) ([]deadlines.Deadline, error) {
+	return s.LoadDeadlineBatchesWatched(func(decode store.DecodeBatch) error {
 		if n++; n%stopCheckEvery == 0 && s.ctx.Err() != nil {
-			return nil, errors.New("the daemon was stopped while it loaded its deadlines")
+			return errors.New("the daemon was stopped while it loaded its deadlines")
 		}
-		return fn(batch)
+		return fn(decode)
 	}, s.progress)
 }
 

@@ -49,12 +49,13 @@ func restarts(bin, home string, n int) (restartResult, *daemon, error) {
 		raws, firsts, readies = append(raws, raw), append(firsts, d.firstAnswer), append(readies, d.ready)
 		rawCPUs, readyCPUs = append(rawCPUs, rawCPU), append(readyCPUs, d.readyCPU)
 		res.ratios = append(res.ratios, ratio(d.ready, raw))
-		fmt.Printf("restart %d: raw iteration %v (CPU %v), first answer %v, ready %v (CPU %v): %.2f× (CPU %.2f×)\n",
-			i+1, ms(raw), ms(rawCPU), ms(d.firstAnswer), ms(d.ready), ms(d.readyCPU), ratio(d.ready, raw), ratio(d.readyCPU, rawCPU))
+		fmt.Printf("restart %d: raw iteration %v (CPU %v), first answer %v, ready %v (CPU %v): %.2f× (CPU %.2f×); load average %s\n",
+			i+1, ms(raw), ms(rawCPU), ms(d.firstAnswer), ms(d.ready), ms(d.readyCPU), ratio(d.ready, raw), ratio(d.readyCPU, rawCPU), loadAverage())
 		if i < restartRounds-1 {
 			d.stop()
 		}
 	}
+	d.settleRSS()
 	st, err := d.client.Status(context.Background())
 	if err != nil {
 		d.stop()
@@ -67,6 +68,23 @@ func restarts(bin, home string, n int) (restartResult, *daemon, error) {
 	res.raw, res.first, res.ready = median(raws), median(firsts), median(readies)
 	res.rawCPU, res.readyCPU = median(rawCPUs), median(readyCPUs)
 	return res, d, nil
+}
+
+// settleRSS waits, up to 3 s, until the daemon's resident memory has
+// stopped falling: a daemon returns its load's garbage to the system just
+// after it is ready, beside serving.
+func (d *daemon) settleRSS() {
+	last := d.rss().rss
+	for stable, end := 0, time.Now().Add(3*time.Second); stable < 3 && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+		now := d.rss().rss
+		if now < last-256<<10 {
+			stable = 0
+		} else {
+			stable++
+		}
+		last = now
+	}
 }
 
 // medianRatio is the median of the rounds' own ratios.
