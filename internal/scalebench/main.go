@@ -30,6 +30,7 @@ func main() {
 	bin := flag.String("bin", "bin/wakewheel", "the wakewheel binary to measure")
 	n := flag.Int("n", 1_000_000, "pending reminders of the loaded daemon")
 	posts := flag.Int("posts", 20000, "obligations posted by the 64 posters, each way")
+	rounds := flag.Int("rounds", 3, "with -only posters: rounds of in-process and socket posters, alternating")
 	probes := flag.Int("probes", 400, "1 ms reminders whose lateness is measured, each phase")
 	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS; lateness: only the reminders' lateness and the posts, with and without callers")
 	against := flag.String("against", "", "-only lateness: more daemons measured in turns with -bin, label=BIN or label=K=V,K=V:BIN, separated by ';'")
@@ -42,7 +43,7 @@ func main() {
 		}
 		return
 	}
-	if err := measure(*bin, *only, *against, *keep, *n, *posts, *probes); err != nil {
+	if err := measure(*bin, *only, *against, *keep, *n, *posts, *probes, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(1)
 	}
@@ -50,7 +51,7 @@ func main() {
 
 // measure is the start every phase shares (the binary's absolute path, a
 // work directory removed at the end unless keep) and the phase only names.
-func measure(bin, only, against string, keep bool, n, posts, probes int) error {
+func measure(bin, only, against string, keep bool, n, posts, probes, rounds int) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -66,7 +67,7 @@ func measure(bin, only, against string, keep bool, n, posts, probes int) error {
 	}
 	switch only {
 	case "posters":
-		return runPosters(bin, work, posts)
+		return runPosters(bin, work, posts, rounds)
 	case "load":
 		return runLoad(bin, work, n)
 	case "lateness":
@@ -175,28 +176,6 @@ func run(bin, work string, n, posts, probes int) error {
 		socket, inproc, socket/inproc)
 	fmt.Printf("| CPU per post: daemon / posters' process, through the socket | %v / %v | in-process %v | — | — |\n",
 		daemonCPU, clientCPU, inprocCPU)
-	return nil
-}
-
-func runPosters(bin, work string, posts int) error {
-	self0 := selfCPU()
-	inproc, err := inProcessPosters(filepath.Join(work, "inproc"), posts)
-	if err != nil {
-		return err
-	}
-	inprocCPU := (selfCPU() - self0) / time.Duration(posts)
-	d, err := startDaemon(bin, filepath.Join(work, "idle"))
-	if err != nil {
-		return err
-	}
-	defer d.stop()
-	cpu0, self0 := d.cpu(), selfCPU()
-	socket, err := socketPosters(context.Background(), d.sock, posts)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("64 posters: socket %.0f/s, in-process %.0f/s, ratio %.2f; CPU per post: daemon %v, client %v, in-process %v\n",
-		socket, inproc, socket/inproc, (d.cpu()-cpu0)/time.Duration(posts), (selfCPU()-self0)/time.Duration(posts), inprocCPU)
 	return nil
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,6 +24,63 @@ const (
 	postLanes = 8
 	postBody  = "please review the retry budget in scheduler/engine.go"
 )
+
+// runPosters measures the 64 posters alone: rounds of the in-process
+// baseline and the socket, each on a store of its own (a new daemon for
+// each socket round), in alternating order (in-process first in even
+// rounds, the socket first in odd ones) so that a change in the machine's
+// load falls on both alike. Each round's ratio is printed, then their
+// median and spread.
+func runPosters(bin, work string, posts, rounds int) error {
+	fmt.Printf("# 64 posters, %d posts each way, %d rounds; load average %s\n", posts, rounds, loadAverage())
+	var ratios []float64
+	for r := range rounds {
+		var in, sock posterRun
+		var err error
+		if r%2 == 0 {
+			if in, err = inProcessRound(work, r, posts); err == nil {
+				sock, err = socketRound(bin, work, r, posts)
+			}
+		} else {
+			if sock, err = socketRound(bin, work, r, posts); err == nil {
+				in, err = inProcessRound(work, r, posts)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		ratios = append(ratios, sock.rate/in.rate)
+		fmt.Printf("round %d: socket %.0f/s, in-process %.0f/s, ratio %.2f; CPU per post: daemon %v, posters' process %v, in-process %v; load average %s\n",
+			r+1, sock.rate, in.rate, sock.rate/in.rate, sock.daemonCPU, sock.clientCPU, in.clientCPU, loadAverage())
+	}
+	slices.Sort(ratios)
+	fmt.Printf("64 posters: ratio median %.2f (spread %.2f–%.2f over %d rounds)\n", ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1], len(ratios))
+	return nil
+}
+
+// posterRun is one round's rate and CPU per post (daemonCPU is zero in
+// process).
+type posterRun struct {
+	rate                 float64
+	daemonCPU, clientCPU time.Duration
+}
+
+func inProcessRound(work string, round, posts int) (posterRun, error) {
+	self0 := selfCPU()
+	rate, err := inProcessPosters(filepath.Join(work, fmt.Sprint("inproc-", round)), posts)
+	return posterRun{rate: rate, clientCPU: (selfCPU() - self0) / time.Duration(posts)}, err
+}
+
+func socketRound(bin, work string, round, posts int) (posterRun, error) {
+	d, err := startDaemon(bin, filepath.Join(work, fmt.Sprint("socket-", round)))
+	if err != nil {
+		return posterRun{}, err
+	}
+	defer d.stop()
+	cpu0, self0 := d.cpu(), selfCPU()
+	rate, err := socketPosters(context.Background(), d.sock, posts)
+	return posterRun{rate: rate, daemonCPU: (d.cpu() - cpu0) / time.Duration(posts), clientCPU: (selfCPU() - self0) / time.Duration(posts)}, err
+}
 
 // inProcessPosters is the baseline: 64 goroutines calling Service.Post of
 // an obligations service wired as the daemon wires it, on a store on disk.
