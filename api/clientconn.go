@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -10,35 +11,55 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// The client's connections: HTTP/1.1 over the unix socket, one request at a
-// time on a connection, written and read by the calling goroutine.
-// net/http's Transport hands every request to two goroutines of its
-// connection and back, and with 64 posters that cost the client more CPU
-// than the daemon spent on the post. The request is one write; the answer
-// is read with net/http's own parser.
+// The client's connections: HTTP/1.1 over the unix socket, and post
+// streams for the posts (poststream.go), one request at a time on a
+// connection, written and read by the calling goroutine. net/http's
+// Transport hands every request to two goroutines of its connection and
+// back, and with 64 posters that cost the client more CPU than the daemon
+// spent on the post. A request is one write; an HTTP answer is read with
+// net/http's own parser, a post's from its frame.
 
 // idleFor is how long an idle connection is reused: well under the
 // daemon's idle timeout (its ReadTimeout, RequestTimeout), so the daemon
 // does not close one just as a request is written to it.
 const idleFor = 10 * time.Second
 
-// connPool keeps up to ClientConns idle connections to one socket.
+// connPool keeps up to ClientConns idle connections to one socket, and as
+// many post streams (poststream.go).
 type connPool struct {
 	socket string
 	mu     sync.Mutex
 	idle   []*clientConn // the most recently used last
+	posts  []*clientConn // idle post streams, likewise
+	// httpPosts: the daemon answered the stream's upgrade 404 (it is older
+	// than the stream), so posts go over HTTP.
+	httpPosts atomic.Bool
 }
 
 type clientConn struct {
-	c     net.Conn
-	br    *bufio.Reader
-	since time.Time // idle since
+	c      net.Conn
+	br     *bufio.Reader
+	since  time.Time // idle since
+	stream bool      // switched to the post stream
 }
 
-// exchange sends one request and returns the answer's status and body.
+// refusedUpgrade is the daemon's answer to a stream's upgrade when it is
+// not 101: an answer to the post (loading, stopping), or 404 from a daemon
+// that has no post stream.
+type refusedUpgrade struct {
+	status int
+	data   []byte
+}
+
+func (r *refusedUpgrade) Error() string { return fmt.Sprintf("post stream refused: HTTP %d", r.status) }
+
+// exchange sends one request and returns the answer's status and body; a
+// post (POST /v1/obligations) goes on a post stream, unless its body is
+// over MaxRequestBytes (HTTP answers that) or the daemon has no stream.
 // A request on a reused connection that the daemon had closed (it
 // restarted, or it timed the connection out) is sent once more on a new
 // one: nothing of it was answered. A live daemon answers every request
@@ -48,12 +69,30 @@ type clientConn struct {
 // (Client.Post's own retries rely on that), an ack up to a sequence number
 // and a push to a time by their effect.
 func (p *connPool) exchange(ctx context.Context, method, path string, body []byte, hasBody bool) (int, []byte, error) {
+	stream := method == http.MethodPost && path == postPath && len(body) <= MaxRequestBytes && !p.httpPosts.Load()
 	for attempt := 0; ; attempt++ {
-		cn, reused, err := p.get(ctx)
+		cn, reused, err := p.get(ctx, stream)
+		var refused *refusedUpgrade
+		if errors.As(err, &refused) {
+			if refused.status != http.StatusNotFound {
+				return refused.status, refused.data, nil
+			}
+			p.httpPosts.Store(true)
+			stream, attempt = false, -1
+			continue
+		}
 		if err != nil {
 			return 0, nil, err
 		}
-		status, data, keep, answered, err := cn.exchange(ctx, method, path, body, hasBody)
+		var status int
+		var data []byte
+		var keep, answered bool
+		if stream {
+			status, data, answered, err = cn.post(ctx, body)
+			keep = err == nil
+		} else {
+			status, data, keep, answered, err = cn.exchange(ctx, method, path, body, hasBody)
+		}
 		if err == nil && keep {
 			p.put(cn)
 		} else {
@@ -69,12 +108,21 @@ func (p *connPool) exchange(ctx context.Context, method, path string, body []byt
 	}
 }
 
-func (p *connPool) get(ctx context.Context) (*clientConn, bool, error) {
+// postPath is the post's HTTP route.
+const postPath = "/v1/obligations"
+
+// get returns an idle connection (a post stream when stream), or dials a
+// new one, checks the daemon's uid and, for a stream, switches it.
+func (p *connPool) get(ctx context.Context, stream bool) (*clientConn, bool, error) {
 	now := time.Now()
 	p.mu.Lock()
-	for len(p.idle) > 0 {
-		cn := p.idle[len(p.idle)-1]
-		p.idle = p.idle[:len(p.idle)-1]
+	idle := &p.idle
+	if stream {
+		idle = &p.posts
+	}
+	for len(*idle) > 0 {
+		cn := (*idle)[len(*idle)-1]
+		*idle = (*idle)[:len(*idle)-1]
 		if now.Sub(cn.since) < idleFor {
 			p.mu.Unlock()
 			return cn, true, nil
@@ -91,20 +139,102 @@ func (p *connPool) get(ctx context.Context) (*clientConn, bool, error) {
 		c.Close()
 		return nil, false, err
 	}
-	return &clientConn{c: c, br: bufio.NewReaderSize(c, 4096)}, false, nil
+	cn := &clientConn{c: c, br: bufio.NewReaderSize(c, 4096)}
+	if stream {
+		if err := cn.upgrade(ctx); err != nil {
+			c.Close()
+			return nil, false, err
+		}
+	}
+	return cn, false, nil
 }
 
 func (p *connPool) put(cn *clientConn) {
 	cn.since = time.Now()
 	p.mu.Lock()
-	if len(p.idle) < ClientConns {
-		p.idle = append(p.idle, cn)
+	idle := &p.idle
+	if cn.stream {
+		idle = &p.posts
+	}
+	if len(*idle) < ClientConns {
+		*idle = append(*idle, cn)
 		cn = nil
 	}
 	p.mu.Unlock()
 	if cn != nil {
 		cn.c.Close()
 	}
+}
+
+// bound ends the connection's reads and writes at ctx's deadline (or
+// after RequestTimeout and a margin), and at once when ctx is cancelled,
+// until stop is called.
+func (cn *clientConn) bound(ctx context.Context) (stop func() bool, err error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(RequestTimeout + 5*time.Second)
+	}
+	if err := cn.c.SetDeadline(deadline); err != nil {
+		return nil, err
+	}
+	return context.AfterFunc(ctx, func() { cn.c.SetDeadline(farPast) }), nil
+}
+
+// upgrade switches the connection to the post stream; an answer other
+// than 101 comes back as *refusedUpgrade.
+func (cn *clientConn) upgrade(ctx context.Context) error {
+	stop, err := cn.bound(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if _, err := io.WriteString(cn.c, "POST "+PostStreamPath+" HTTP/1.1\r\nHost: wakewheel\r\nConnection: Upgrade\r\nUpgrade: "+PostStreamProtocol+"\r\nContent-Length: 0\r\n\r\n"); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(cn.br, nil)
+	if err != nil {
+		return fmt.Errorf("read answer: %w", err)
+	}
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		cn.stream = true
+		return nil
+	}
+	data, err := readAnswer(resp)
+	if err != nil {
+		return fmt.Errorf("read answer: %w", err)
+	}
+	return &refusedUpgrade{status: resp.StatusCode, data: data}
+}
+
+// post sends one post on the stream and reads its answer; answered says
+// that some of the answer arrived.
+func (cn *clientConn) post(ctx context.Context, body []byte) (status int, data []byte, answered bool, err error) {
+	stop, err := cn.bound(ctx)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	defer stop()
+	buf := getBuffer()
+	defer putBuffer(buf)
+	b := binary.BigEndian.AppendUint32((*buf)[:0], uint32(len(body)))
+	b = append(b, body...)
+	*buf = b
+	if _, err := cn.c.Write(b); err != nil {
+		return 0, nil, false, err
+	}
+	var hdr [answerHeader]byte
+	if n, err := io.ReadFull(cn.br, hdr[:]); err != nil {
+		return 0, nil, n > 0, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > maxAnswer {
+		return 0, nil, true, fmt.Errorf("an answer of %d bytes is over the client's limit of %d", n, maxAnswer)
+	}
+	data = make([]byte, n)
+	if _, err := io.ReadFull(cn.br, data); err != nil {
+		return 0, nil, true, fmt.Errorf("read answer: %w", err)
+	}
+	return int(binary.BigEndian.Uint16(hdr[4:])), data, true, nil
 }
 
 // farPast ends a connection's blocked read or write at once.
@@ -114,14 +244,10 @@ var farPast = time.Unix(1, 0)
 // connection may carry another request; answered, that some of the answer
 // arrived.
 func (cn *clientConn) exchange(ctx context.Context, method, path string, body []byte, hasBody bool) (status int, data []byte, keep, answered bool, err error) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(RequestTimeout + 5*time.Second)
-	}
-	if err := cn.c.SetDeadline(deadline); err != nil {
+	stop, err := cn.bound(ctx)
+	if err != nil {
 		return 0, nil, false, false, err
 	}
-	stop := context.AfterFunc(ctx, func() { cn.c.SetDeadline(farPast) })
 	defer stop()
 
 	buf := getBuffer()

@@ -53,6 +53,8 @@ func serveFake(t *testing.T, sock string, f *laneFake) *api.Server {
 	}
 }
 
+var retryDelays = api.PostRetryDelays
+
 func fakeSocket(t *testing.T) string {
 	dir, err := os.MkdirTemp("", "ww")
 	if err != nil {
@@ -62,19 +64,23 @@ func fakeSocket(t *testing.T) string {
 	return filepath.Join(dir, "s.sock")
 }
 
-// A client keeps its connections across requests; when the daemon behind
-// them restarted, the next request goes out on a new connection instead of
-// failing (nothing of it had been answered).
+// A client keeps its connections (and its post streams) across requests;
+// when the daemon behind them restarted, the next request goes out on a
+// new connection instead of failing (nothing of it had been answered).
 func TestClientOutlivesADaemonRestart(t *testing.T) {
 	sock := fakeSocket(t)
 	f := &laneFake{lanes: 200, waiting: make(chan struct{}, 1)}
 	srv := serveFake(t, sock, f)
 	c := api.NewClient(sock)
 	ctx := context.Background()
+	post := api.PostRequest{Lane: "dev", Class: "human", Body: "b"}
 	for range 3 {
 		lanes, err := c.Lanes(ctx) // ~6 KB: a chunked answer
 		if err != nil || len(lanes) != 200 || lanes[199].Lane != "lane-0199" {
 			t.Fatalf("lanes: %d %v", len(lanes), err)
+		}
+		if _, err := c.Post(ctx, post); err != nil {
+			t.Fatalf("post: %v", err)
 		}
 	}
 	srv.Shutdown(ctx)
@@ -82,6 +88,12 @@ func TestClientOutlivesADaemonRestart(t *testing.T) {
 	defer srv.Shutdown(ctx)
 	if lanes, err := c.Lanes(ctx); err != nil || len(lanes) != 200 {
 		t.Fatalf("lanes after the restart: %d %v", len(lanes), err)
+	}
+	api.PostRetryDelays = nil // the stale stream must be retried at once, not by Post's own retries
+	t.Cleanup(func() { api.PostRetryDelays = retryDelays })
+	res, err := c.Post(ctx, post)
+	if err != nil || res.Obligation.Seq != 4 {
+		t.Fatalf("post after the restart: %+v %v", res, err)
 	}
 	srv.Shutdown(ctx)
 	if _, err := c.Lanes(ctx); !errors.Is(err, api.ErrDaemonDown) {

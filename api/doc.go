@@ -20,7 +20,8 @@
 //
 //	routes.go       GET /v1/status, GET /v1/deadlines, GET /v1/alerts, GET /v1/fires,
 //	                POST /v1/reminders, DELETE /v1/reminders/{name}
-//	obligations.go  POST /v1/obligations, GET|POST /v1/lanes, GET /v1/lanes/{lane}/wait,
+//	obligations.go  POST /v1/obligations (post.go), POST /v1/obligations/stream
+//	                (poststream.go), GET|POST /v1/lanes, GET /v1/lanes/{lane}/wait,
 //	                GET /v1/lanes/{lane}/digest, POST /v1/lanes/{lane}/ack|park|resume,
 //	                GET /v1/ledger
 //	roots.go        GET|POST|DELETE /v1/roots, POST /v1/roots/arm|disarm
@@ -48,9 +49,13 @@
 // are read and written without reflection (jsonscan.go, postjson.go,
 // pagejson.go), byte for byte what encoding/json writes, which keeps the
 // last word on anything the hand-written reader does not take. The client
-// writes each request and reads its answer on the caller's goroutine over
-// up to ClientConns pooled connections (clientconn.go), not through
-// net/http's Transport.
+// posts on post streams (poststream.go): connections switched by an HTTP
+// Upgrade to length-prefixed frames that carry the same bodies and
+// answers, one post at a time, without net/http's work per request; every
+// other request is HTTP. The client writes each request and reads its
+// answer on the caller's goroutine over up to ClientConns pooled
+// connections and as many streams (clientconn.go), not through net/http's
+// Transport.
 //
 // Imports: scheduler (the runner's single entry point), deadlines (the
 // reminder's mutation and name rule), obligations, roots, lanerun and fleet

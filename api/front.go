@@ -88,10 +88,12 @@ func (f *Front) Served() <-chan error { return f.served }
 // Shutdown stops accepting, wakes the Server's long polls (Server.Shutdown)
 // and waits for the requests in flight.
 func (f *Front) Shutdown(ctx context.Context) error {
-	if s := f.srv.Load(); s != nil {
-		s.stop()
+	s := f.srv.Load()
+	if s == nil {
+		return f.http.Shutdown(ctx)
 	}
-	return f.http.Shutdown(ctx)
+	s.stop()
+	return s.shutdownFrom(ctx, f.http)
 }
 
 // ServeHTTP answers as the loading front until Ready, then as the Server.

@@ -106,6 +106,8 @@ type LedgerPage struct {
 // RegisterObligations adds the obligations routes to s:
 //
 //	POST /v1/obligations                 post (PostRequest → PostResult)
+//	POST /v1/obligations/stream          the same posts, on a connection
+//	                                     switched to the post stream
 //	GET  /v1/lanes                       every lane's cursors
 //	POST /v1/lanes                       open a lane (OpenLaneRequest)
 //	DELETE /v1/lanes/{lane}?force=       close a lane (CloseResult); refused
@@ -128,6 +130,7 @@ type LedgerPage struct {
 func RegisterObligations(s *Server, svc Obligations) {
 	h := obligationRoutes{svc: svc, srv: s}
 	s.Handle("POST /v1/obligations", "post", h.post)
+	s.Handle("POST "+PostStreamPath, "post", h.stream) // poststream.go
 	s.Handle("GET /v1/lanes", "lanes", h.lanes)
 	s.Handle("POST /v1/lanes", "lanes", h.open)
 	s.Handle("DELETE /v1/lanes/{lane}", "lanes", h.close)
@@ -142,46 +145,6 @@ func RegisterObligations(s *Server, svc Obligations) {
 type obligationRoutes struct {
 	svc Obligations
 	srv *Server // its shutdown ends the long polls
-}
-
-// post is the hot route: its body and answer go through postjson.go, and
-// its buffers are pooled.
-func (h obligationRoutes) post(w http.ResponseWriter, r *http.Request) error {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	body, err := readBody(r, *buf)
-	*buf = body
-	if err != nil {
-		return err
-	}
-	req, ok := parsePostRequest(body)
-	if !ok {
-		req = PostRequest{}
-		if err := decodeJSON(body, &req); err != nil {
-			return err
-		}
-	}
-	o := ob.Obligation{Lane: req.Lane, ID: req.ID, Class: ob.Class(req.Class), Body: req.Body,
-		Locator: req.Locator, Key: req.Key, Canary: req.Canary}
-	var got ob.Obligation
-	var route string
-	if rt, ok := h.svc.(Router); ok {
-		got, route, err = rt.Route(r.Context(), o, req.Create, req.Wait)
-	} else {
-		got, err = h.svc.Post(r.Context(), o, req.Create)
-	}
-	if err != nil {
-		return err
-	}
-	dup := got.Duplicate
-	got.Duplicate = false
-	res := PostResult{Obligation: got, Duplicate: dup, Route: route}
-	out, ok := appendPostResult((*buf)[:0], &res)
-	*buf = out
-	if !ok {
-		return writeJSON(w, http.StatusOK, res)
-	}
-	return writeBody(w, http.StatusOK, out)
 }
 
 func (h obligationRoutes) lanes(w http.ResponseWriter, r *http.Request) error {

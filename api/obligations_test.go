@@ -32,6 +32,7 @@ type daemon struct {
 	db      *store.DB
 	client  *api.Client
 	raw     *http.Client
+	sock    string
 	traffic atomic.Int64
 }
 
@@ -66,7 +67,7 @@ func startDaemon(t *testing.T) *daemon {
 		db.Close()
 		os.RemoveAll(dir)
 	})
-	d.client = api.NewClient(sock)
+	d.client, d.sock = api.NewClient(sock), sock
 	d.raw = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var dl net.Dialer
 		return dl.DialContext(ctx, "unix", sock)

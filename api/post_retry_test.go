@@ -2,8 +2,8 @@ package api_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
+	"encoding/binary"
 	"io"
 	"net"
 	"net/http"
@@ -17,10 +17,11 @@ import (
 )
 
 // lossyProxy serves a unix socket in front of d. Each of the first drops
-// connections has its request delivered to the daemon and its answer thrown
-// away (the connection closed instead): a reset after the daemon stored
-// the post, the case where a retry could duplicate. Later connections are
-// forwarded whole.
+// posts has its request delivered to the daemon and its answer thrown away
+// (the connection closed instead): a reset after the daemon stored the
+// post, the case where a retry could duplicate. Later posts are forwarded
+// whole. Posts come on post streams (poststream.go): the proxy passes the
+// upgrade and its 101, then forwards frame by frame.
 func lossyProxy(t *testing.T, d *daemon, drops int32) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "ww")
@@ -43,33 +44,57 @@ func lossyProxy(t *testing.T, d *daemon, drops int32) string {
 			}
 			go func(c net.Conn) {
 				defer c.Close()
-				br := bufio.NewReader(c)
+				up, err := net.Dial("unix", d.sock)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				br, ur := bufio.NewReader(c), bufio.NewReader(up)
+				req, err := http.ReadRequest(br)
+				if err != nil || req.URL.Path != api.PostStreamPath {
+					return // the client posts on streams only
+				}
+				if req.Write(up) != nil {
+					return
+				}
+				resp, err := http.ReadResponse(ur, req)
+				if err != nil || resp.StatusCode != http.StatusSwitchingProtocols || resp.Write(c) != nil {
+					return
+				}
 				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
+					post, err := frame(br, 4)
+					if err != nil || !write(up, post) {
 						return
 					}
-					req.RequestURI = ""
-					req.URL.Scheme, req.URL.Host = "http", "wakewheel"
-					resp, err := d.raw.Do(req)
-					if err != nil {
-						return
-					}
-					body, _ := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					if dropped.Add(1) <= drops {
+					answer, err := frame(ur, 6)
+					if err != nil || dropped.Add(1) <= drops || !write(c, answer) {
 						return // stored, but the answer is lost
-					}
-					resp.Body = io.NopCloser(bytes.NewReader(body))
-					resp.ContentLength = int64(len(body))
-					if err := resp.Write(c); err != nil {
-						return
 					}
 				}
 			}(c)
 		}
 	}()
 	return sock
+}
+
+// frame reads one frame of the post stream: a header of size bytes (4 for
+// a post, 6 for an answer) whose first four are the length of what
+// follows.
+func frame(r *bufio.Reader, size int) ([]byte, error) {
+	hdr := make([]byte, size)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, err
+	}
+	body := make([]byte, binary.BigEndian.Uint32(hdr))
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, err
+	}
+	return append(hdr, body...), nil
+}
+
+func write(w io.Writer, b []byte) bool {
+	_, err := w.Write(b)
+	return err == nil
 }
 
 // TestPostRetriedOnce: the answers of the first two attempts are lost after

@@ -58,6 +58,7 @@ type Server struct {
 	mux      *http.ServeMux
 	http     *http.Server
 	listings listingGate
+	streams  streamSet // connections switched to the post stream
 	// OnRequest, when set, is called for every request (traffic). It must
 	// not block and its failure never fails the request.
 	OnRequest func(verb string)
@@ -148,12 +149,20 @@ func (s *Server) Serve(path string) error {
 // Handler is the server's http.Handler (for in-process tests).
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Shutdown stops accepting and waits for requests in flight. First it
-// wakes every long poll (a waiting agent): each answers "stopping" at
-// once, so shutdown is not held for the length of a wait.
+// Shutdown stops accepting and waits for requests in flight, the posts of
+// post streams included. First it wakes every long poll (a waiting agent):
+// each answers "stopping" at once, so shutdown is not held for the length
+// of a wait.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stop()
-	return s.http.Shutdown(ctx)
+	return s.shutdownFrom(ctx, s.http)
+}
+
+// shutdownFrom shuts down hs, the HTTP server that serves s, then the post
+// streams it handed over.
+func (s *Server) shutdownFrom(ctx context.Context, hs *http.Server) error {
+	err := hs.Shutdown(ctx)
+	return errors.Join(err, s.streams.shutdown(ctx))
 }
 
 // untilStopping is ctx, ended also when Shutdown begins; stopped reports

@@ -77,6 +77,9 @@ func socketRound(bin, work string, round, posts int) (posterRun, error) {
 		return posterRun{}, err
 	}
 	defer d.stop()
+	if os.Getenv("SCALE_PRINT_PID") != "" { // to profile the daemon (perf record -p)
+		fmt.Printf("round %d: daemon pid %d\n", round+1, d.cmd.Process.Pid)
+	}
 	cpu0, self0 := d.cpu(), selfCPU()
 	rate, err := socketPosters(context.Background(), d.sock, posts)
 	return posterRun{rate: rate, daemonCPU: (d.cpu() - cpu0) / time.Duration(posts), clientCPU: (selfCPU() - self0) / time.Duration(posts)}, err

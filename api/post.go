@@ -1,0 +1,63 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	ob "github.com/wakewheel/wakewheel/obligations"
+)
+
+// The post: POST /v1/obligations, and each post of the post stream
+// (poststream.go), served by the same postOne.
+
+// post is the hot route: its body and answer go through postjson.go, and
+// its buffers are pooled.
+func (h obligationRoutes) post(w http.ResponseWriter, r *http.Request) error {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	body, err := readBody(r, *buf)
+	*buf = body
+	if err != nil {
+		return err
+	}
+	res, err := h.postOne(r.Context(), body)
+	if err != nil {
+		return err
+	}
+	out, ok := appendPostResult((*buf)[:0], &res)
+	*buf = out
+	if !ok {
+		return writeJSON(w, http.StatusOK, res)
+	}
+	return writeBody(w, http.StatusOK, out)
+}
+
+// postOne reads a post's body and posts it (to another host of the fleet
+// when the service routes): the answer is durable when it is returned.
+// body is read whole before the service is called, so its array may take
+// the answer.
+func (h obligationRoutes) postOne(ctx context.Context, body []byte) (PostResult, error) {
+	req, ok := parsePostRequest(body)
+	if !ok {
+		req = PostRequest{}
+		if err := decodeJSON(body, &req); err != nil {
+			return PostResult{}, err
+		}
+	}
+	o := ob.Obligation{Lane: req.Lane, ID: req.ID, Class: ob.Class(req.Class), Body: req.Body,
+		Locator: req.Locator, Key: req.Key, Canary: req.Canary}
+	var got ob.Obligation
+	var route string
+	var err error
+	if rt, ok := h.svc.(Router); ok {
+		got, route, err = rt.Route(ctx, o, req.Create, req.Wait)
+	} else {
+		got, err = h.svc.Post(ctx, o, req.Create)
+	}
+	if err != nil {
+		return PostResult{}, err
+	}
+	dup := got.Duplicate
+	got.Duplicate = false
+	return PostResult{Obligation: got, Duplicate: dup, Route: route}, nil
+}

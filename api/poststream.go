@@ -1,0 +1,252 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The post stream: the hot route without HTTP's work per request.
+//
+// A client that posts asks, once per connection, to switch the
+// connection to the post stream:
+//
+//	POST /v1/obligations/stream HTTP/1.1
+//	Connection: Upgrade
+//	Upgrade: wakewheel-post/1
+//
+// The daemon answers 101 Switching Protocols, and from then on the
+// connection carries posts, one at a time, each answered before the next
+// is read:
+//
+//	post:   length n (uint32, big-endian), 1 ≤ n ≤ MaxRequestBytes, then
+//	        n bytes: a body of POST /v1/obligations (PostRequest)
+//	answer: length n (uint32, big-endian), HTTP status (uint16,
+//	        big-endian), then n bytes: what POST /v1/obligations answers
+//	        with that status (PostResult, or an Error)
+//
+// A post on the stream is served exactly as POST /v1/obligations serves
+// it: the same reader, the same service call (durable before its answer),
+// the same error table, traffic reported the same way, a panic answered
+// 500 and logged. What it saves is net/http's work per request, which cost
+// the daemon more CPU than the post itself: parsing a request line and
+// its headers into a map, a Request, a context and a response per post,
+// and the reader goroutine net/http starts on the connection under every
+// request to notice a client that went away; a post is one read and one
+// write.
+//
+// Trust is the connection's: its peer's uid was checked when it was
+// accepted (peercred.go), before the upgrade was read; the client checked
+// the daemon's before it sent anything. A length out of bounds is answered
+// (400 for 0, 413 over MaxRequestBytes) and the connection closed, since
+// the stream cannot be found again after it. An idle stream is closed
+// after RequestTimeout, like an idle HTTP connection. Shutdown ends idle
+// streams at once, lets every post in flight answer, and waits for them.
+// A daemon that does not know the route (404) is posted to over HTTP
+// (clientconn.go).
+
+// PostStreamPath is the route that switches a connection to the post
+// stream, and PostStreamProtocol the Upgrade token it needs.
+const (
+	PostStreamPath     = "/v1/obligations/stream"
+	PostStreamProtocol = "wakewheel-post/1"
+)
+
+// Frame headers: a post's length; an answer's length and status.
+const (
+	postHeader   = 4
+	answerHeader = 6
+)
+
+var switched = []byte("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: " + PostStreamProtocol + "\r\n\r\n")
+
+// stream is the route's handler: it takes the connection over and serves
+// its posts until the client closes it, it idles, or Shutdown.
+func (h obligationRoutes) stream(w http.ResponseWriter, r *http.Request) error {
+	if !strings.EqualFold(r.Header.Get("Upgrade"), PostStreamProtocol) {
+		return badf("POST %s switches the connection to the post stream: send the headers `Connection: Upgrade` and `Upgrade: %s`, or post to /v1/obligations",
+			PostStreamPath, PostStreamProtocol)
+	}
+	c, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return fmt.Errorf("api: take over the connection for the post stream: %w", err)
+	}
+	h.srv.streams.serve(c, rw.Reader, func(body, out []byte) (int, []byte) { return h.postAnswer(body, out) })
+	return nil
+}
+
+// postAnswer serves one post of the stream: its answer's status, and its
+// JSON appended to out (whose array may hold body: it is written only
+// once body is read).
+func (h obligationRoutes) postAnswer(body, out []byte) (status int, reply []byte) {
+	front := len(out)
+	defer func() {
+		if p := recover(); p != nil {
+			h.srv.log.Error().Interface("panic", p).Str("route", PostStreamPath).Msg("request handler panicked")
+			status, reply = errorAnswer(out[:front], http.StatusInternalServerError, codeInternal, "internal error; see the daemon log")
+		}
+	}()
+	h.srv.traffic("post")
+	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
+	defer cancel()
+	res, err := h.postOne(ctx, body)
+	if err != nil {
+		status, code, msg, known := answer(err)
+		if !known {
+			h.srv.log.Error().Err(err).Msg("request failed")
+		}
+		return errorAnswer(out, status, code, msg)
+	}
+	b, ok := appendPostResult(out, &res)
+	if !ok {
+		j, _ := json.Marshal(res) // encoding/json's answer, as writeJSON's
+		b = append(append(out, j...), '\n')
+	}
+	return http.StatusOK, b
+}
+
+// errorAnswer appends an Error as writeError writes it.
+func errorAnswer(out []byte, status int, code, msg string) (int, []byte) {
+	var e Error
+	e.Err.Code, e.Err.Message = code, msg
+	j, _ := json.Marshal(e)
+	return status, append(append(out, j...), '\n')
+}
+
+// streamSet is the server's post streams, for Shutdown.
+type streamSet struct {
+	mu      sync.Mutex
+	streams map[*postStream]struct{}
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// postStream is one connection taken over for posts.
+type postStream struct {
+	c       net.Conn
+	mu      sync.Mutex
+	stopped bool // Shutdown began: read no further post
+}
+
+// serve reads posts from br (c's buffered reader) and writes their answers
+// to c until the client closes it, it idles past RequestTimeout, a frame is
+// malformed, or Shutdown.
+func (ss *streamSet) serve(c net.Conn, br *bufio.Reader, post func(body, out []byte) (int, []byte)) {
+	defer c.Close()
+	st := &postStream{c: c}
+	if !ss.add(st) {
+		return
+	}
+	defer ss.remove(st)
+	if _, err := c.Write(switched); err != nil {
+		return
+	}
+	buf := getBuffer()
+	defer func() { putBuffer(buf) }()
+	for st.arm() {
+		var hdr [postHeader]byte
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			return // closed, idle, or Shutdown
+		}
+		n := binary.BigEndian.Uint32(hdr[:])
+		if n == 0 || n > MaxRequestBytes {
+			status, code, msg := http.StatusBadRequest, "bad_request", "a post on the stream needs a body: its length was 0"
+			if n > MaxRequestBytes {
+				status, code, msg = http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("request body exceeds %d bytes", MaxRequestBytes)
+			}
+			_, out := errorAnswer(make([]byte, answerHeader), status, code, msg)
+			_, _ = c.Write(frameAnswer(out, status))
+			return
+		}
+		// The answer is written from the front of the buffer, over the
+		// body, once the body is read.
+		b := slices.Grow((*buf)[:0], answerHeader+int(n))[:answerHeader+int(n)]
+		*buf = b
+		if _, err := io.ReadFull(br, b[answerHeader:]); err != nil {
+			return
+		}
+		status, out := post(b[answerHeader:], b[:answerHeader])
+		*buf = out
+		if _, err := c.Write(frameAnswer(out, status)); err != nil {
+			return
+		}
+	}
+}
+
+// frameAnswer fills the answer's header in front of its body.
+func frameAnswer(out []byte, status int) []byte {
+	binary.BigEndian.PutUint32(out, uint32(len(out)-answerHeader))
+	binary.BigEndian.PutUint16(out[4:], uint16(status))
+	return out
+}
+
+// arm bounds the wait for the next post, unless Shutdown began.
+func (st *postStream) arm() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.stopped {
+		return false
+	}
+	return st.c.SetReadDeadline(time.Now().Add(RequestTimeout)) == nil
+}
+
+// stop ends the stream's wait for a post at once, and the read of a post
+// not yet whole (it is dropped unanswered, nothing of it applied); a post
+// being served answers (a write has no deadline), and none is read after
+// it.
+func (st *postStream) stop() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.stopped = true
+	st.c.SetReadDeadline(farPast)
+}
+
+func (ss *streamSet) add(st *postStream) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.closed {
+		return false
+	}
+	if ss.streams == nil {
+		ss.streams = map[*postStream]struct{}{}
+	}
+	ss.streams[st] = struct{}{}
+	ss.wg.Add(1)
+	return true
+}
+
+func (ss *streamSet) remove(st *postStream) {
+	ss.mu.Lock()
+	delete(ss.streams, st)
+	ss.mu.Unlock()
+	ss.wg.Done()
+}
+
+// shutdown stops every stream and waits, within ctx, for their posts in
+// flight to be answered.
+func (ss *streamSet) shutdown(ctx context.Context) error {
+	ss.mu.Lock()
+	ss.closed = true
+	for st := range ss.streams {
+		st.stop()
+	}
+	ss.mu.Unlock()
+	done := make(chan struct{})
+	go func() { ss.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return errors.Join(errors.New("api: post streams still answering at shutdown"), ctx.Err())
+	}
+}
