@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	ob "github.com/wakewheel/wakewheel/obligations"
@@ -24,12 +25,19 @@ func (h obligationRoutes) post(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, ok := appendPostResult((*buf)[:0], &res)
+	out := appendPostAnswer((*buf)[:0], &res)
 	*buf = out
-	if !ok {
-		return writeJSON(w, http.StatusOK, res)
-	}
 	return writeBody(w, http.StatusOK, out)
+}
+
+// appendPostAnswer appends res as writeJSON writes it: by hand, or by
+// encoding/json for what the hand-written writer leaves to it.
+func appendPostAnswer(b []byte, res *PostResult) []byte {
+	if out, ok := appendPostResult(b, res); ok {
+		return out
+	}
+	j, _ := json.Marshal(res) // a time out of range: encoding/json's error, as writeJSON's
+	return append(append(b, j...), '\n')
 }
 
 // postOne reads a post's body and posts it (to another host of the fleet

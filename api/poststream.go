@@ -1,11 +1,8 @@
 package api
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -93,7 +90,7 @@ func (h obligationRoutes) postAnswer(body, out []byte) (status int, reply []byte
 	defer func() {
 		if p := recover(); p != nil {
 			h.srv.log.Error().Interface("panic", p).Str("route", PostStreamPath).Msg("request handler panicked")
-			status, reply = errorAnswer(out[:front], http.StatusInternalServerError, codeInternal, "internal error; see the daemon log")
+			status, reply = http.StatusInternalServerError, appendError(out[:front], codeInternal, "internal error; see the daemon log")
 		}
 	}()
 	h.srv.traffic("post")
@@ -105,22 +102,9 @@ func (h obligationRoutes) postAnswer(body, out []byte) (status int, reply []byte
 		if !known {
 			h.srv.log.Error().Err(err).Msg("request failed")
 		}
-		return errorAnswer(out, status, code, msg)
+		return status, appendError(out, code, msg)
 	}
-	b, ok := appendPostResult(out, &res)
-	if !ok {
-		j, _ := json.Marshal(res) // encoding/json's answer, as writeJSON's
-		b = append(append(out, j...), '\n')
-	}
-	return http.StatusOK, b
-}
-
-// errorAnswer appends an Error as writeError writes it.
-func errorAnswer(out []byte, status int, code, msg string) (int, []byte) {
-	var e Error
-	e.Err.Code, e.Err.Message = code, msg
-	j, _ := json.Marshal(e)
-	return status, append(append(out, j...), '\n')
+	return http.StatusOK, appendPostAnswer(out, &res)
 }
 
 // streamSet is the server's post streams, for Shutdown.
@@ -138,10 +122,10 @@ type postStream struct {
 	stopped bool // Shutdown began: read no further post
 }
 
-// serve reads posts from br (c's buffered reader) and writes their answers
-// to c until the client closes it, it idles past RequestTimeout, a frame is
-// malformed, or Shutdown.
-func (ss *streamSet) serve(c net.Conn, br *bufio.Reader, post func(body, out []byte) (int, []byte)) {
+// serve reads posts from r (c, or a reader buffering it) and writes their
+// answers to c until the client closes it, it idles past RequestTimeout, a
+// frame is malformed, or Shutdown.
+func (ss *streamSet) serve(c net.Conn, r io.Reader, post func(body, out []byte) (int, []byte)) {
 	defer c.Close()
 	st := &postStream{c: c}
 	if !ss.add(st) {
@@ -155,7 +139,7 @@ func (ss *streamSet) serve(c net.Conn, br *bufio.Reader, post func(body, out []b
 	defer func() { putBuffer(buf) }()
 	for st.arm() {
 		var hdr [postHeader]byte
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			return // closed, idle, or Shutdown
 		}
 		n := binary.BigEndian.Uint32(hdr[:])
@@ -164,15 +148,14 @@ func (ss *streamSet) serve(c net.Conn, br *bufio.Reader, post func(body, out []b
 			if n > MaxRequestBytes {
 				status, code, msg = http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("request body exceeds %d bytes", MaxRequestBytes)
 			}
-			_, out := errorAnswer(make([]byte, answerHeader), status, code, msg)
-			_, _ = c.Write(frameAnswer(out, status))
+			_, _ = c.Write(frameAnswer(appendError(make([]byte, answerHeader), code, msg), status))
 			return
 		}
 		// The answer is written from the front of the buffer, over the
 		// body, once the body is read.
 		b := slices.Grow((*buf)[:0], answerHeader+int(n))[:answerHeader+int(n)]
 		*buf = b
-		if _, err := io.ReadFull(br, b[answerHeader:]); err != nil {
+		if _, err := io.ReadFull(r, b[answerHeader:]); err != nil {
 			return
 		}
 		status, out := post(b[answerHeader:], b[:answerHeader])
@@ -247,6 +230,6 @@ func (ss *streamSet) shutdown(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		return errors.Join(errors.New("api: post streams still answering at shutdown"), ctx.Err())
+		return fmt.Errorf("api: post streams still answering at shutdown: %w", ctx.Err())
 	}
 }

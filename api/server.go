@@ -224,9 +224,16 @@ func writeBody(w http.ResponseWriter, status int, b []byte) error {
 var jsonContentType = []string{"application/json"}
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
+	_ = writeBody(w, status, appendError(nil, code, msg))
+}
+
+// appendError appends an error answer as writeJSON writes it (with its
+// newline).
+func appendError(b []byte, code, msg string) []byte {
 	var e Error
 	e.Err.Code, e.Err.Message = code, msg
-	_ = writeJSON(w, status, e)
+	j, _ := json.Marshal(e) // two strings: it always marshals
+	return append(append(b, j...), '\n')
 }
 
 // buffers holds the request and answer buffers of the hot routes.
