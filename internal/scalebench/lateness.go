@@ -11,10 +11,6 @@ import (
 	"time"
 )
 
-// lateRounds is how many times each daemon of -only lateness goes through
-// its two phases (no callers, then 10 callers), the daemons taking turns:
-// a change of the machine's load meets every daemon alike.
-const lateRounds = 3
 
 // variant is one daemon of -only lateness: a binary and the environment
 // it runs with, under a label.
@@ -56,14 +52,18 @@ func parseVariants(s string) ([]variant, error) {
 // all running at once and measured in turns. Beside each: the daemon's own
 // runtime timer (its timer probe) and a runtime timer in a quiet process of
 // its own on the same machine at the same moments (the machine's part).
-func runLateness(bin, work string, n, probes int, against string) error {
+//
+// Each daemon goes through its two phases (no callers, then 10 callers)
+// rounds times, the daemons taking turns, probes/rounds probes a phase: the
+// more rounds, the more alike a change of the machine's load meets them.
+func runLateness(bin, work string, n, probes, rounds int, against string) error {
 	vs, err := parseVariants(against)
 	if err != nil {
 		return err
 	}
 	vs = append([]variant{{label: "this", bin: bin}}, vs...)
-	fmt.Printf("# scalebench -only lateness: %d pending, %d probes a phase, %d rounds, %s, load average %s\n",
-		n, probes, lateRounds, time.Now().UTC().Format(time.RFC3339), loadAverage())
+	fmt.Printf("# scalebench -only lateness: %d pending, %d probes a phase in %d rounds, %s, load average %s\n",
+		n, probes, rounds, time.Now().UTC().Format(time.RFC3339), loadAverage())
 	loaded, err := loadedStore(bin, work, n)
 	if err != nil {
 		return err
@@ -93,15 +93,15 @@ func runLateness(bin, work string, n, probes int, against string) error {
 	idle := make([]probeSet, len(vs))
 	busy := make([]probeSet, len(vs))
 	pages := make([]int64, len(vs))
-	for r := range lateRounds {
+	for r := range rounds {
 		for i, d := range ds {
 			tag := fmt.Sprintf("%s-%d", vs[i].label, r)
 			m := smp.mark()
-			p := probeFires(context.Background(), d.client, probes, "idle-"+tag)
+			p := probeFires(context.Background(), d.client, max(1, probes/rounds), "idle-"+tag)
 			idle[i].add(p, smp.since(m))
 			m = smp.mark()
 			cpu0, self0, wait0 := d.cpu(), selfCPU(), d.runDelay()
-			p, listed := underLoad(context.Background(), d, probes, "busy-"+tag)
+			p, listed := underLoad(context.Background(), d, max(1, probes/rounds), "busy-"+tag)
 			busy[i].add(p, smp.since(m))
 			wall := time.Since(m)
 			busy[i].cpu += (d.cpu() - cpu0).Seconds() / wall.Seconds()
@@ -115,20 +115,20 @@ func runLateness(bin, work string, n, probes int, against string) error {
 	fmt.Printf("load average at the end %s\n", loadAverage())
 	for i, v := range vs {
 		fmt.Printf("%s under the callers: the daemon used %.2f cores and its threads waited %.2f s a second for a CPU; this process (callers and probes) used %.2f cores; the callers got %.0f status answers and %.0f pages a second\n",
-			v.label, busy[i].cpu/lateRounds, busy[i].wait/lateRounds, busy[i].selfCPU/lateRounds, busy[i].statusRate/lateRounds, busy[i].pageRate/lateRounds)
+			v.label, busy[i].cpu/float64(rounds), busy[i].wait/float64(rounds), busy[i].selfCPU/float64(rounds), busy[i].statusRate/float64(rounds), busy[i].pageRate/float64(rounds))
 	}
 	fmt.Println()
-	fmt.Println("| daemon | phase | reminder lateness p50 / p99 / max | its runtime timer p50 / p99 | quiet process's timer p50 / p99 | post p50 / p99 | post p99 ÷ no callers |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("| daemon | phase | reminder lateness p50 / p99 / max | its runtime timer p50 / p99 | quiet process's timer p50 / p99 | reminder p99 ÷ quiet p99 | post p50 / p99 | post p99 ÷ no callers |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for i, v := range vs {
 		for _, ph := range []struct {
 			name string
 			s    *probeSet
 		}{{"no callers", &idle[i]}, {fmt.Sprintf("10 callers (%d pages)", pages[i]), &busy[i]}} {
 			late, timer, post, quiet := distOf(ph.s.late), distOf(ph.s.timer), distOf(ph.s.post), distOf(ph.s.quiet)
-			fmt.Printf("| %s | %s | %v / %v / %v | %v / %v | %v / %v | %v / %v | %.2f |\n", v.label, ph.name,
+			fmt.Printf("| %s | %s | %v / %v / %v | %v / %v | %v / %v | %.2f | %v / %v | %.2f |\n", v.label, ph.name,
 				us(late.p50), us(late.p99), us(late.max), us(timer.p50), us(timer.p99), us(quiet.p50), us(quiet.p99),
-				us(post.p50), us(post.p99), ratio(post.p99, distOf(idle[i].post).p99))
+				ratio(late.p99, quiet.p99), us(post.p50), us(post.p99), ratio(post.p99, distOf(idle[i].post).p99))
 		}
 	}
 	return nil

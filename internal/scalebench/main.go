@@ -34,6 +34,7 @@ func main() {
 	probes := flag.Int("probes", 400, "1 ms reminders whose lateness is measured, each phase")
 	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS; lateness: only the reminders' lateness and the posts, with and without callers")
 	against := flag.String("against", "", "-only lateness: more daemons measured in turns with -bin, label=BIN or label=K=V,K=V:BIN, separated by ';'")
+	rounds := flag.Int("rounds", 10, "-only lateness: the turns each daemon takes through its two phases (probes/rounds probes each)")
 	keep := flag.Bool("keep", false, "keep the work directory (stores, daemon logs) and print its path")
 	flag.Parse()
 	if *only == "sampler" { // the quiet process of -only lateness
@@ -71,7 +72,7 @@ func measure(bin, only, against string, keep bool, n, posts, probes, rounds int)
 	case "load":
 		return runLoad(bin, work, n)
 	case "lateness":
-		return runLateness(bin, work, n, probes, against)
+		return runLateness(bin, work, n, probes, rounds, against)
 	}
 	return run(bin, work, n, posts, probes)
 }
