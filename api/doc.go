@@ -42,8 +42,9 @@
 // never ask the loop at all: GET /v1/deadlines is a page (limit, after
 // cursor, prefix) cut from the store's consistent snapshot, fires and the
 // ledger are pages after a sequence number; all three, and status, take
-// turns through a gate that leaves one core to the loop (listing.go), and a
-// deadline page yields the processor as it is written.
+// turns through a gate that leaves one core to the loop and lets readers
+// spend at most ReaderShare of their place's time, past a short burst
+// (listing.go), and a deadline page yields the processor as it is written.
 //
 // The post is the hot route: its request and answer, and a deadline page,
 // are read and written without reflection (jsonscan.go, postjson.go,

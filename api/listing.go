@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"runtime"
+	"sync"
 	"time"
 )
 
@@ -25,26 +26,36 @@ import (
 // ahead of it. Refusing (429) would only turn the wait into retries, each
 // one more request to parse; the wait is the callers' back-pressure, and
 // what it protects is the loop and the posts, which never queue here.
-type listingGate chan struct{}
+type listingGate struct {
+	places chan struct{}
+	mu     sync.Mutex
+	paid   time.Time // when the readers' spending so far is paid back at their share
+}
 
-// ReaderShare is the part of its place's time a reader may take: a reader
-// that held a place for d keeps it taken until d/ReaderShare after it began
-// (its answer is not held; the next reader waits). However many callers
-// list or poll in a loop, readers then use at most a quarter of a core a
-// place, and the rest stays for the loop, the posts and the rest of the
-// machine: on a shared machine, a daemon that takes more than its share of
-// the CPU has its threads wait behind the others' when a deadline falls
-// due. ReaderTurn is the shortest turn, for the same reason: a status is
-// ~100 µs in its handler, but each request also costs the HTTP server
-// ~50 µs that no handler sees, so at most 1,000 readers a second a place
-// are let through.
+// ReaderShare is the part of its places' time readers may take, averaged:
+// a reader that held a place for d costs the readers (d + readerOverhead) /
+// ReaderShare / places of time, and the next one starts only once what they
+// spent is paid back, less ReaderBurst (the next one waits, with the place;
+// no answer is held). However many callers list or poll in a loop, readers
+// then use at most a quarter of a core a place, and the rest stays for the
+// loop, the posts and the rest of the machine: on a shared machine a daemon
+// that takes more than its share of the CPU has its threads wait behind
+// the others' when a deadline falls due. ReaderBurst lets a caller that
+// asks now and then, or a short run of pages, through without waiting.
 const (
 	ReaderShare = 0.25
-	ReaderTurn  = time.Millisecond
+	ReaderBurst = 20 * time.Millisecond
 )
 
-func newListingGate() listingGate {
-	return make(listingGate, max(1, runtime.GOMAXPROCS(0)-1))
+// readerOverhead is a request's work outside its handler, which the gate
+// does not see: the HTTP server reading, parsing and answering it through
+// the socket (~45-53 µs of the daemon's CPU a request, measured with the
+// posts). A status is ~100 µs in its handler: without it, polling callers
+// would spend a third more than their share.
+const readerOverhead = 50 * time.Microsecond
+
+func newListingGate() *listingGate {
+	return &listingGate{places: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
 }
 
 // HandleListing adds a route like Handle whose handler runs only while it
@@ -53,21 +64,47 @@ func (s *Server) HandleListing(pattern, verb string, h func(w http.ResponseWrite
 	s.route(pattern, verb, s.listings.wrap(h))
 }
 
-func (g listingGate) wrap(h func(w http.ResponseWriter, r *http.Request) error) func(w http.ResponseWriter, r *http.Request) error {
+func (g *listingGate) wrap(h func(w http.ResponseWriter, r *http.Request) error) func(w http.ResponseWriter, r *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		ctx := r.Context()
 		select {
-		case g <- struct{}{}:
-		case <-r.Context().Done():
-			return r.Context().Err()
+		case g.places <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-g.places }()
+		if wait := g.due(time.Now()); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
 		}
 		start := time.Now()
-		defer func() { time.AfterFunc(turnLeft(time.Since(start)), func() { <-g }) }()
+		defer func() { g.spend(start, time.Since(start)) }()
 		return h(w, r)
 	}
 }
 
-// turnLeft is how long a place stays taken after a reader that held it for
-// held answered.
-func turnLeft(held time.Duration) time.Duration {
-	return max(time.Duration(float64(held)/ReaderShare), ReaderTurn) - held
+// due is how long a reader holding a place at now waits before it starts.
+func (g *listingGate) due(now time.Time) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.paid.After(now) {
+		return -ReaderBurst // all paid back (or nothing spent yet)
+	}
+	return g.paid.Sub(now) - ReaderBurst
+}
+
+// spend counts a reader that began at start and held its place for held.
+func (g *listingGate) spend(start time.Time, held time.Duration) {
+	cost := time.Duration(float64(held+readerOverhead) / ReaderShare / float64(cap(g.places)))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.paid.Before(start) {
+		g.paid = start
+	}
+	g.paid = g.paid.Add(cost)
 }

@@ -57,7 +57,7 @@ type Server struct {
 	log      zerolog.Logger
 	mux      *http.ServeMux
 	http     *http.Server
-	listings listingGate
+	listings *listingGate
 	streams  streamSet // connections switched to the post stream
 	// OnRequest, when set, is called for every request (traffic). It must
 	// not block and its failure never fails the request.
