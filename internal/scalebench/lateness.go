@@ -11,7 +11,6 @@ import (
 	"time"
 )
 
-
 // variant is one daemon of -only lateness: a binary and the environment
 // it runs with, under a label.
 type variant struct {
