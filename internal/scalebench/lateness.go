@@ -53,16 +53,16 @@ func parseVariants(s string) ([]variant, error) {
 // its own on the same machine at the same moments (the machine's part).
 //
 // Each daemon goes through its two phases (no callers, then 10 callers)
-// rounds times, the daemons taking turns, probes/rounds probes a phase: the
-// more rounds, the more alike a change of the machine's load meets them.
-func runLateness(bin, work string, n, probes, rounds int, against string) error {
+// turns times, the daemons taking turns, probes/turns probes a phase: the
+// finer the turns, the more alike a change of the machine's load meets them.
+func runLateness(bin, work string, n, probes, turns int, against string) error {
 	vs, err := parseVariants(against)
 	if err != nil {
 		return err
 	}
 	vs = append([]variant{{label: "this", bin: bin}}, vs...)
-	fmt.Printf("# scalebench -only lateness: %d pending, %d probes a phase in %d rounds, %s, load average %s\n",
-		n, probes, rounds, time.Now().UTC().Format(time.RFC3339), loadAverage())
+	fmt.Printf("# scalebench -only lateness: %d pending, %d probes a phase in %d turns, %s, load average %s\n",
+		n, probes, turns, time.Now().UTC().Format(time.RFC3339), loadAverage())
 	loaded, err := loadedStore(bin, work, n)
 	if err != nil {
 		return err
@@ -92,15 +92,15 @@ func runLateness(bin, work string, n, probes, rounds int, against string) error 
 	idle := make([]probeSet, len(vs))
 	busy := make([]probeSet, len(vs))
 	pages := make([]int64, len(vs))
-	for r := range rounds {
+	for r := range turns {
 		for i, d := range ds {
 			tag := fmt.Sprintf("%s-%d", vs[i].label, r)
 			m := smp.mark()
-			p := probeFires(context.Background(), d.client, max(1, probes/rounds), "idle-"+tag)
+			p := probeFires(context.Background(), d.client, max(1, probes/turns), "idle-"+tag)
 			idle[i].add(p, smp.since(m))
 			m = smp.mark()
 			cpu0, self0, wait0 := d.cpu(), selfCPU(), d.runDelay()
-			p, listed := underLoad(context.Background(), d, max(1, probes/rounds), "busy-"+tag)
+			p, listed := underLoad(context.Background(), d, max(1, probes/turns), "busy-"+tag)
 			busy[i].add(p, smp.since(m))
 			wall := time.Since(m)
 			busy[i].cpu += (d.cpu() - cpu0).Seconds() / wall.Seconds()
@@ -114,7 +114,7 @@ func runLateness(bin, work string, n, probes, rounds int, against string) error 
 	fmt.Printf("load average at the end %s\n", loadAverage())
 	for i, v := range vs {
 		fmt.Printf("%s under the callers: the daemon used %.2f cores and its threads waited %.2f s a second for a CPU; this process (callers and probes) used %.2f cores; the callers got %.0f status answers and %.0f pages a second\n",
-			v.label, busy[i].cpu/float64(rounds), busy[i].wait/float64(rounds), busy[i].selfCPU/float64(rounds), busy[i].statusRate/float64(rounds), busy[i].pageRate/float64(rounds))
+			v.label, busy[i].cpu/float64(turns), busy[i].wait/float64(turns), busy[i].selfCPU/float64(turns), busy[i].statusRate/float64(turns), busy[i].pageRate/float64(turns))
 	}
 	fmt.Println()
 	fmt.Println("| daemon | phase | reminder lateness p50 / p99 / max | its runtime timer p50 / p99 | quiet process's timer p50 / p99 | reminder p99 ÷ quiet p99 | post p50 / p99 | post p99 ÷ no callers |")

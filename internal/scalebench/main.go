@@ -34,7 +34,7 @@ func main() {
 	probes := flag.Int("probes", 400, "1 ms reminders whose lateness is measured, each phase")
 	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS; lateness: only the reminders' lateness and the posts, with and without callers")
 	against := flag.String("against", "", "-only lateness: more daemons measured in turns with -bin, label=BIN or label=K=V,K=V:BIN, separated by ';'")
-	rounds := flag.Int("rounds", 10, "-only lateness: the turns each daemon takes through its two phases (probes/rounds probes each)")
+	turns := flag.Int("turns", 10, "with -only lateness: the turns each daemon takes through its two phases (probes/turns probes each)")
 	keep := flag.Bool("keep", false, "keep the work directory (stores, daemon logs) and print its path")
 	flag.Parse()
 	if *only == "sampler" { // the quiet process of -only lateness
@@ -44,7 +44,7 @@ func main() {
 		}
 		return
 	}
-	if err := measure(*bin, *only, *against, *keep, *n, *posts, *probes, *rounds); err != nil {
+	if err := measure(*bin, *only, *against, *keep, *n, *posts, *probes, *rounds, *turns); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(1)
 	}
@@ -52,7 +52,7 @@ func main() {
 
 // measure is the start every phase shares (the binary's absolute path, a
 // work directory removed at the end unless keep) and the phase only names.
-func measure(bin, only, against string, keep bool, n, posts, probes, rounds int) error {
+func measure(bin, only, against string, keep bool, n, posts, probes, rounds, turns int) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func measure(bin, only, against string, keep bool, n, posts, probes, rounds int)
 	case "load":
 		return runLoad(bin, work, n)
 	case "lateness":
-		return runLateness(bin, work, n, probes, rounds, against)
+		return runLateness(bin, work, n, probes, turns, against)
 	}
 	return run(bin, work, n, posts, probes)
 }
