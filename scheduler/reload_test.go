@@ -22,7 +22,7 @@ import (
 // store's ErrCorrupt naming its key (the reader, stopped while it waits to
 // hand a batch over, does not hang the reload).
 func TestReloadDecodesEveryBatchAndStopsAtABadRecord(t *testing.T) {
-	const n = 5000 // about five batches
+	const n = 10_000 // a few batches
 	mem := storage.NewMemStorage()
 	db, err := store.OpenStorage(mem, store.Options{})
 	if err != nil {
@@ -47,7 +47,7 @@ func TestReloadDecodesEveryBatchAndStopsAtABadRecord(t *testing.T) {
 	if err != nil || eng.Len() != n {
 		t.Fatalf("reload: %v pending, %v; want %d", eng.Len(), err, n)
 	}
-	for _, i := range []int{0, 1023, 1024, 4999} {
+	for _, i := range []int{0, 4095, 4096, n - 1} {
 		key := fmt.Sprintf("k%05d", i)
 		if d, ok := eng.Get(key); !ok || !d.At.Equal(start.Add(time.Duration(i)*time.Second)) {
 			t.Fatalf("%s after the reload: %+v %t", key, d, ok)
@@ -58,7 +58,7 @@ func TestReloadDecodesEveryBatchAndStopsAtABadRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ldb.Put([]byte("d/k02500x"), []byte{9, 9, 9}, nil); err != nil {
+	if err := ldb.Put([]byte("d/k05000x"), []byte{9, 9, 9}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := ldb.Close(); err != nil {
@@ -71,7 +71,7 @@ func TestReloadDecodesEveryBatchAndStopsAtABadRecord(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("a reload that met a bad record did not return")
 	}
-	if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "k02500x") {
-		t.Fatalf("reload over a bad record: %v; want ErrCorrupt naming d/k02500x", err)
+	if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "k05000x") {
+		t.Fatalf("reload over a bad record: %v; want ErrCorrupt naming d/k05000x", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 // loadBatchLen is how many records a batch of a load holds: enough that
 // handing a batch to another goroutine costs nothing per record, few
 // enough that a batch stays in a core's cache.
-const loadBatchLen = 1024
+const loadBatchLen = 4096
 
 // LoadDeadlines calls fn for every persisted deadline, in key order, after
 // flushing the write-behind buffer. An error of fn stops the iteration and
@@ -114,7 +114,7 @@ func (l *deadlineLoad) batch() *deadlineBatch {
 	case b := <-l.free:
 		return b
 	default:
-		return &deadlineBatch{load: l, buf: make([]byte, 0, 64<<10), ends: make([]uint32, 0, 2*loadBatchLen)}
+		return &deadlineBatch{load: l, buf: make([]byte, 0, 64*loadBatchLen), ends: make([]uint32, 0, 2*loadBatchLen)}
 	}
 }
 

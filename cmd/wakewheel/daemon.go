@@ -97,7 +97,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 	log.Info().Str("socket", cfg.Engine.SocketPath).Int("pid", os.Getpid()).Str("version", version).
 		Msg("listening; loading the deadlines")
 
-	eng, err := loadEngine(watchedStore{db, progress, ctx}, scheduler.Options{
+	eng, settleGC, err := loadEngine(watchedStore{db, progress, ctx}, scheduler.Options{
 		Tick:          cfg.Engine.Tick,
 		RetryBase:     cfg.Engine.RetryBase,
 		RetryCap:      cfg.Engine.RetryCap,
@@ -144,7 +144,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		}
 	}
 	front.Ready(d.srv)
-	freeLoadGarbage()
+	settleGC()
 	log.Info().Str("socket", cfg.Engine.SocketPath).Msg("ready")
 
 	select {
@@ -162,26 +162,31 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 // loadEngine is scheduler.NewEngine with the garbage collector relaxed for
 // the reload: while the heap grows from nothing to the whole wheel the
 // collector would otherwise run again and again and take the second core
-// from the read-and-build pipeline. Afterwards the collector runs at
-// steadyGCPercent (unless GOGC is set); the caller returns the reload's
-// garbage to the system (freeLoadGarbage) once the daemon is ready.
-func loadEngine(db scheduler.Store, opts scheduler.Options, now time.Time) (*scheduler.Engine, error) {
-	old := debug.SetGCPercent(reloadGCPercent)
-	defer func() {
-		if _, set := os.LookupEnv("GOGC"); !set {
-			old = steadyGCPercent
-		}
-		debug.SetGCPercent(old)
-	}()
-	return scheduler.NewEngine(db, opts, now)
+// from the read-and-build pipeline. It stays relaxed until settle, which
+// the caller runs once the daemon is ready: settle returns the reload's
+// garbage to the system, so the resident memory follows the wheel, not the
+// reload's peak, and then sets the collector to steadyGCPercent (unless
+// GOGC is set). Both happen beside the serving daemon, not on its way to
+// ready: one whole collection of a heap that is mostly the wheel (tens of
+// milliseconds at a million deadlines). Lowering the percent first would
+// start a collection at once, its assists charged to the start-up, and
+// FreeOSMemory would then run a second one.
+func loadEngine(db scheduler.Store, opts scheduler.Options, now time.Time) (eng *scheduler.Engine, settle func(), err error) {
+	steady := debug.SetGCPercent(reloadGCPercent)
+	if _, set := os.LookupEnv("GOGC"); !set {
+		steady = steadyGCPercent
+	}
+	if eng, err = scheduler.NewEngine(db, opts, now); err != nil {
+		debug.SetGCPercent(steady)
+		return nil, nil, err
+	}
+	return eng, func() {
+		go func() {
+			debug.FreeOSMemory()
+			debug.SetGCPercent(steady)
+		}()
+	}, nil
 }
-
-// freeLoadGarbage returns the reload's garbage to the system, so the
-// daemon's resident memory follows the wheel, not the reload's peak. It is
-// a whole collection of a heap that is mostly the wheel (tens of
-// milliseconds at a million deadlines), so it runs beside the serving
-// daemon, not on its way to ready.
-func freeLoadGarbage() { go debug.FreeOSMemory() }
 
 const (
 	// reloadGCPercent is GOGC during a reload (see loadEngine).
