@@ -75,12 +75,25 @@ func bitmap(m uint64) uint16 { return uint16((m >> 7) * 0x0102040810204080 >> 56
 // slotsOf gathers a match of both control words into one bit per slot.
 func slotsOf(lo, hi uint64) uint16 { return bitmap(lo) | bitmap(hi)<<8 }
 
-func (g *group) matchTag(tag uint8) uint16 {
-	return slotsOf(matchTag(g.ctrl[0], tag), matchTag(g.ctrl[1], tag))
+func (g *group) matchFull() uint16 { return slotsOf(^g.ctrl[0]&msb, ^g.ctrl[1]&msb) }
+func (g *group) hasEmpty() bool    { return matchEmpty(g.ctrl[0])|matchEmpty(g.ctrl[1]) != 0 }
+
+// firstFree is the slot of the group's first free (empty or deleted) slot;
+// groupSize if it has none.
+func (g *group) firstFree() uint32 {
+	if m := matchFree(g.ctrl[0]); m != 0 {
+		return byteSlot(0, m)
+	}
+	if m := matchFree(g.ctrl[1]); m != 0 {
+		return byteSlot(1, m)
+	}
+	return groupSize
 }
-func (g *group) matchEmpty() uint16 { return slotsOf(matchEmpty(g.ctrl[0]), matchEmpty(g.ctrl[1])) }
-func (g *group) matchFree() uint16  { return slotsOf(matchFree(g.ctrl[0]), matchFree(g.ctrl[1])) }
-func (g *group) matchFull() uint16  { return slotsOf(^g.ctrl[0]&msb, ^g.ctrl[1]&msb) }
+
+// byteSlot is the slot of the lowest byte matched in m, a match of control
+// word w: a lookup walks the matches of each word as they are, without
+// packing them into a bitmap.
+func byteSlot(w int, m uint64) uint32 { return uint32(w*8 + bits.TrailingZeros64(m)/8) }
 
 // first is the slot of the lowest match.
 func first(match uint16) uint32 { return uint32(bits.TrailingZeros16(match)) }
@@ -121,19 +134,21 @@ func (x *index) find(s *slab, key string, h uint32) (int32, *entry, uint32) {
 	free := noPos
 	for step := uint32(1); ; step++ {
 		grp := &x.groups[g]
-		for m := grp.matchTag(tag); m != 0; m &= m - 1 {
-			j := first(m)
-			i := grp.slot(j)
-			if e := s.at(i); e.hash == h && e.key == key {
-				return i, e, g*groupSize + j
+		for w, c := range grp.ctrl {
+			for m := matchTag(c, tag); m != 0; m &= m - 1 {
+				j := byteSlot(w, m)
+				i := grp.slot(j)
+				if e := s.at(i); e.hash == h && e.key == key {
+					return i, e, g*groupSize + j
+				}
 			}
 		}
 		if free == noPos {
-			if m := grp.matchFree(); m != 0 {
-				free = g*groupSize + first(m)
+			if j := grp.firstFree(); j < groupSize {
+				free = g*groupSize + j
 			}
 		}
-		if grp.matchEmpty() != 0 {
+		if grp.hasEmpty() {
 			return nilIdx, nil, free
 		}
 		g = (g + step) & x.mask // triangular probing visits every group
@@ -146,9 +161,11 @@ func (x *index) position(i int32, h uint32) uint32 {
 	g, tag := x.home(h)
 	for step := uint32(1); ; step++ {
 		grp := &x.groups[g]
-		for m := grp.matchTag(tag); m != 0; m &= m - 1 {
-			if j := first(m); grp.slot(j) == i {
-				return g*groupSize + j
+		for w, c := range grp.ctrl {
+			for m := matchTag(c, tag); m != 0; m &= m - 1 {
+				if j := byteSlot(w, m); grp.slot(j) == i {
+					return g*groupSize + j
+				}
 			}
 		}
 		g = (g + step) & x.mask
@@ -180,7 +197,7 @@ func (x *index) insertAt(s *slab, i int32, h uint32, pos uint32) {
 // deleteAt frees the slot at pos.
 func (x *index) deleteAt(pos uint32) {
 	grp, j := &x.groups[pos/groupSize], pos%groupSize
-	if grp.matchEmpty() != 0 {
+	if grp.hasEmpty() {
 		grp.setCtrl(j, ctrlEmpty)
 		x.used--
 	} else {
@@ -234,8 +251,8 @@ func (x *index) empty(n int) {
 func (x *index) freeSlot(h uint32) uint32 {
 	g, _ := x.home(h)
 	for step := uint32(1); ; step++ {
-		if m := x.groups[g].matchFree(); m != 0 {
-			return g*groupSize + first(m)
+		if j := x.groups[g].firstFree(); j < groupSize {
+			return g*groupSize + j
 		}
 		g = (g + step) & x.mask
 	}

@@ -17,6 +17,11 @@ type kinds struct {
 	pending []int    // by id: pending entries of that kind
 	ids     map[string]uint16
 	last    uint16 // the id most recently interned: bursts repeat one kind
+	// lastName is the caller's own string for last: callers pass the same
+	// constant again and again, and a string compared with itself is
+	// equal without reading its bytes (names holds a copy). It keeps at
+	// most that one string of a caller's alive.
+	lastName string
 }
 
 func newKinds() kinds {
@@ -25,7 +30,7 @@ func newKinds() kinds {
 
 // intern returns the id of kind, adding it if it is new.
 func (k *kinds) intern(kind string) uint16 {
-	if k.names[k.last] == kind {
+	if kind == k.lastName {
 		return k.last
 	}
 	id, ok := k.ids[kind]
@@ -33,13 +38,13 @@ func (k *kinds) intern(kind string) uint16 {
 		if len(k.names) >= noKind { // noKind is never an id
 			panic("deadlines: too many distinct kinds")
 		}
-		kind = strings.Clone(kind) // do not pin a caller's larger buffer
+		name := strings.Clone(kind) // do not pin a caller's larger buffer
 		id = uint16(len(k.names))
-		k.names = append(k.names, kind)
+		k.names = append(k.names, name)
 		k.pending = append(k.pending, 0)
-		k.ids[kind] = id
+		k.ids[name] = id
 	}
-	k.last = id
+	k.last, k.lastName = id, kind
 	return id
 }
 

@@ -136,32 +136,15 @@ func (w *Wheel) rearm(i int32, e *entry) {
 			w.min.set(e.bucket(), i)
 		}
 	}
-	if w.stays(e) {
-		if e.bucket() == bucketOverdue {
+	b := w.bucketFor(w.dueTick(e.at))
+	if b == e.bucket() {
+		if b == bucketOverdue {
 			w.overdueUnsorted = true // At moved within the list
 		}
 		return
 	}
-	if b := w.bucketFor(w.dueTick(e.at)); b != e.bucket() {
-		w.unlink(e)
-		w.link(i, e, b)
-	}
-}
-
-// stays reports, without dividing, whether e.at still falls in e's bucket:
-// a slot holds a span of due ticks, so a span of instants.
-func (w *Wheel) stays(e *entry) bool {
-	b := e.bucket()
-	if b == bucketOverdue {
-		return e.at <= int64(w.cur^bias)*w.tick
-	}
-	l, s := int(b/slots), int(b%slots)
-	lo := w.slotStart(l, s)
-	hi := lo + (1<<(l*slotBits) - 1)
-	if hi < lo || hi > w.maxTick { // a top slot may end past the last tick
-		hi = w.maxTick
-	}
-	return int64((lo-1)^bias)*w.tick < e.at && e.at <= int64(hi^bias)*w.tick
+	w.unlink(e)
+	w.link(i, e, b)
 }
 
 // firstSlot returns the earliest occupied slot of the wheel; false if the

@@ -3,15 +3,20 @@ package deadlines
 // entry is one pending deadline: 48 bytes on 64-bit platforms. The key is the
 // caller's string (only its header is stored here); the kind is interned; a
 // payload, which few deadlines have, lives in the wheel's side map.
+//
+// What a lookup checks (the key, its hash, whether the entry is live) comes
+// first, in 24 bytes: of four entries in a row (three cache lines) only one
+// has them straddle two lines, where the key and the hash 16 bytes apart
+// straddled in two.
 type entry struct {
 	key   string
+	hash  uint32 // the key's hash: the index's home slot and tag come from it
+	kind  uint16 // index into the wheel's interned kinds
+	where uint16 // the bucket holding the entry, plus the hasPayload flag
 	at    int64  // nanoseconds since the epoch, clamped by clampAt
 	since int64  // nanoseconds since the epoch, or noSince
 	next  int32  // next entry of the slot list (or of the free list), or nilIdx
 	prev  int32  // previous entry of the slot list, or nilIdx for its head
-	hash  uint32 // the key's hash: the index's home slot and tag come from it
-	kind  uint16 // index into the wheel's interned kinds
-	where uint16 // the bucket holding the entry, plus the hasPayload flag
 }
 
 const (

@@ -32,7 +32,7 @@ var (
 // toNanos converts t to nanoseconds since the epoch, clamped to int64.
 func toNanos(t time.Time) int64 {
 	if s := t.Unix(); s > -fastSeconds && s < fastSeconds {
-		return t.UnixNano()
+		return s*1e9 + int64(t.Nanosecond())
 	}
 	if t.Before(minTime) {
 		return minNanos
@@ -79,21 +79,18 @@ func (w *Wheel) clampAt(ns int64) int64 {
 
 // dueTick is the biased number of the tick at which at falls due: at rounded
 // up to a multiple of the base tick. at must be clamped.
+//
+// Both divide the distance from minAt, a multiple of the tick and the
+// earliest clamped instant, so the dividend is never negative and the
+// wheel's divider applies: at - minAt + tick - 1 stays below 2^64 because
+// maxAt - minAt is at most 2^64 - 1 - tick.
 func (w *Wheel) dueTick(at int64) uint64 {
-	q := at / w.tick
-	if at-q*w.tick > 0 {
-		q++
-	}
-	return uint64(q) ^ bias
+	return w.tickBase + w.div.div(uint64(at)-uint64(w.minAt)+uint64(w.tick-1))
 }
 
 // floorTick is the biased number of the last tick at or before ns (clamped).
 func (w *Wheel) floorTick(ns int64) uint64 {
-	q := ns / w.tick
-	if ns-q*w.tick < 0 {
-		q--
-	}
-	return uint64(q) ^ bias
+	return w.tickBase + w.div.div(uint64(ns)-uint64(w.minAt))
 }
 
 // tickTime is the instant at which the biased tick u starts.

@@ -11,10 +11,12 @@ import (
 // package documentation and levels.go). It is not safe for concurrent use:
 // one goroutine, the runner, owns it.
 type Wheel struct {
-	tick         int64  // base tick in nanoseconds
-	minAt, maxAt int64  // instants are clamped to this span (see clampAt)
-	maxTick      uint64 // the due tick of maxAt
-	cur          uint64 // the current tick: every tick <= cur has been advanced through
+	tick         int64   // base tick in nanoseconds
+	minAt, maxAt int64   // instants are clamped to this span (see clampAt)
+	maxTick      uint64  // the due tick of maxAt
+	div          divider // divides by tick
+	tickBase     uint64  // the biased tick number of minAt
+	cur          uint64  // the current tick: every tick <= cur has been advanced through
 
 	heads           [nBuckets + 1]int32 // list heads: the level slots, then overdue
 	occupied        [levels]uint64      // a bit per non-empty slot
@@ -27,12 +29,14 @@ type Wheel struct {
 	seed     maphash.Seed
 	kinds    kinds
 	payloads map[int32][]byte // by slab index, for entries with hasPayload
-	recent   int32            // the entry found or added last (maybe freed since)
-	// recentPos is recent's index position, or noPos; valid while the
-	// index's generation is recentGen (a rebuild moves every slot).
-	recentPos uint32
-	recentGen uint32
-	min       slotMin // each slot's smallest entry, once Earliest found it
+	// recent is the entry found or added last (maybe freed since), or
+	// nilIdx; recentEntry is its address in the slab (nil for nilIdx), so
+	// that trying it costs no slab lookup; recentPos is its index position,
+	// or noPos.
+	recent      int32
+	recentEntry *entry
+	recentPos   uint32
+	min         slotMin // each slot's smallest entry, once Earliest found it
 }
 
 // NewWheel returns an empty wheel with the given base tick (> 0), starting at start.
@@ -53,6 +57,8 @@ func NewWheel(tick time.Duration, start time.Time) *Wheel {
 	for b := range w.heads {
 		w.heads[b] = nilIdx
 	}
+	w.div = newDivider(uint64(t))
+	w.tickBase = uint64(w.minAt/t) ^ bias
 	w.maxTick = w.dueTick(w.maxAt)
 	w.cur = w.floorTick(w.clampAt(toNanos(start)))
 	return w
@@ -173,9 +179,11 @@ func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
 		return i, e, e.hash, pos
 	}
 	h = w.hash(key)
-	if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
-		w.setRecent(i, noPos)
-		return i, e, h, noPos
+	if len(w.hints.ways) != 0 {
+		if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
+			w.setRecent(i, noPos)
+			return i, e, h, noPos
+		}
 	}
 	return w.probe(key, h)
 }
@@ -191,22 +199,26 @@ func (w *Wheel) lookupNew(key string) (i int32, e *entry, h, pos uint32) {
 }
 
 // lastFound returns the entry found or added last, and its index position
-// if known, when it holds key.
+// if known, when it holds key. The position stays valid until the index is
+// rebuilt, which only add does, and add sets the entry found last anew.
 func (w *Wheel) lastFound(key string) (int32, *entry, uint32) {
-	if i := w.recent; i != nilIdx {
-		if e := w.slab.at(i); e.key == key && e.live() {
-			pos := w.recentPos
-			if w.recentGen != w.index.gen {
-				pos = noPos
-			}
-			return i, e, pos
-		}
+	if e := w.recentEntry; e != nil && sameKey(e.key, key) && e.live() {
+		return w.recent, e, w.recentPos
 	}
 	return nilIdx, nil, noPos
 }
 
+// sameKey is e.key == key for lastFound, which compares before hashing:
+// most keys that differ (one root's against another's, a lane's against the
+// next) share their length and differ in their last bytes, so those are
+// compared first, without the call a string comparison makes.
+func sameKey(a, b string) bool {
+	n := len(a)
+	return n == len(b) && (n == 0 || a[n-1] == b[n-1]) && a == b
+}
+
 func (w *Wheel) setRecent(i int32, pos uint32) {
-	w.recent, w.recentPos, w.recentGen = i, pos, w.index.gen
+	w.recent, w.recentEntry, w.recentPos = i, w.slab.at(i), pos
 }
 
 // probe looks key up in the index, and hints what it finds.
@@ -234,11 +246,11 @@ func (w *Wheel) add(key string, h, pos uint32, kind uint16, at, since int64, pay
 	w.setPayload(i, e, payload)
 	gen := w.index.gen
 	w.index.insertAt(&w.slab, i, h, pos)
-	if w.index.gen != gen { // rebuilt: i is elsewhere
+	if w.index.gen != gen { // rebuilt: i is elsewhere, and the hints may grow
 		pos = noPos
+		w.hints.fit(len(w.index.groups) * groupSize)
 	}
 	w.setRecent(i, pos)
-	w.hints.fit(len(w.index.groups) * groupSize)
 	w.link(i, e, w.bucketFor(w.dueTick(at)))
 }
 
