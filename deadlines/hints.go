@@ -2,7 +2,8 @@ package deadlines
 
 // hints is a small cache in front of the key index of a large wheel: sets
 // of four ways picked by the key's hash, each way naming the slab index of
-// an entry found lately and 8 more bits of its hash, the most recent first (a hash names its set with its low bits).
+// an entry found lately and 8 more bits of its hash (a hash names its set
+// with its low bits), the ones found again in front.
 // The index of a large wheel spans megabytes, so a probe for a key touched a
 // moment ago misses the caches and the TLB; the hints span an eighth of the
 // index (at most maxHints ways, 1 MiB), so the keys a scheduler touches
@@ -41,33 +42,38 @@ func (x *hints) fit(indexSlots int) {
 
 func hintOf(h uint32, i int32) uint32 { return h&0xff000000 | uint32(i+1) }
 
-// get returns the entry that a hint for h names if it holds key; else
-// nilIdx.
+// get returns the entry that a hint for h names if it holds key, and moves
+// that hint to the front of its set; else nilIdx.
 func (x *hints) get(s *slab, key string, h uint32) (int32, *entry) {
 	if len(x.ways) == 0 {
 		return nilIdx, nil
 	}
-	for _, v := range x.ways[hintWays*(h&x.mask):][:hintWays] {
+	set := x.ways[hintWays*(h&x.mask):][:hintWays]
+	for j, v := range set {
 		if (v^h)&0xff000000 != 0 || v == 0 {
 			continue
 		}
 		i := int32(v&0xffffff) - 1
 		if e := s.at(i); e.hash == h && e.key == key && e.live() {
+			copy(set[1:j+1], set[:j])
+			set[0] = v
 			return i, e
 		}
 	}
 	return nilIdx, nil
 }
 
-// put remembers that the entry for hash h is i, as its set's most recent.
+// put remembers that the entry for hash h is i (x must have ways): in the first empty way of
+// its set, else in the last. A key found once takes only the last way, so
+// it does not push out the keys found again and again (get moves each to
+// the front when it is found), and a round over more keys than a set holds
+// keeps all but one of its ways, where putting each at the front would
+// push every key out before it came round again.
 func (x *hints) put(h uint32, i int32) {
-	if len(x.ways) == 0 {
-		return
-	}
 	set := x.ways[hintWays*(h&x.mask):][:hintWays]
-	v := hintOf(h, i)
-	if set[0] != v {
-		copy(set[1:], set[:hintWays-1])
-		set[0] = v
+	j := 0
+	for j < hintWays-1 && set[j] != 0 {
+		j++
 	}
+	set[j] = hintOf(h, i)
 }

@@ -83,3 +83,35 @@ func TestApplyRefusesANewKeyWhenFull(t *testing.T) {
 		t.Fatalf("cancelling a held key of a full wheel: %+v, %v", a, err)
 	}
 }
+
+// A round over more keys than a set holds keeps all but one of them found
+// through the hints (putting each new one in front would push every key out
+// before it came round again), and a key found again moves to the front, so
+// a key seen once does not push it out.
+func TestHintsKeepARound(t *testing.T) {
+	s := slab{free: nilIdx}
+	var x hints
+	x.fit(minHintedSlots)
+	keys := []string{"a", "b", "c", "d", "e"} // one set: the same low hash bits
+	idx := make([]int32, len(keys))
+	for n, k := range keys {
+		idx[n] = s.alloc()
+		*s.at(idx[n]) = entry{key: k, hash: uint32(n+1) << 24}
+	}
+	found := 0
+	for round := range 4 {
+		for n, k := range keys {
+			h := s.at(idx[n]).hash
+			if i, _ := x.get(&s, k, h); i == idx[n] {
+				if round > 0 {
+					found++
+				}
+				continue
+			}
+			x.put(h, idx[n])
+		}
+	}
+	if want := 3 * (hintWays - 1); found < want {
+		t.Fatalf("%d of 15 lookups in rounds 2 to 4 found through the hints, want at least %d", found, want)
+	}
+}

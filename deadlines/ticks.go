@@ -34,6 +34,11 @@ func toNanos(t time.Time) int64 {
 	if s := t.Unix(); s > -fastSeconds && s < fastSeconds {
 		return s*1e9 + int64(t.Nanosecond())
 	}
+	return clampedNanos(t)
+}
+
+// clampedNanos is toNanos for an instant near or beyond the int64 range.
+func clampedNanos(t time.Time) int64 {
 	if t.Before(minTime) {
 		return minNanos
 	}

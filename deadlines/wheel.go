@@ -225,8 +225,10 @@ func (w *Wheel) setRecent(i int32, pos uint32) {
 func (w *Wheel) probe(key string, h uint32) (i int32, e *entry, _, pos uint32) {
 	i, e, pos = w.index.find(&w.slab, key, h)
 	if i != nilIdx {
-		w.setRecent(i, pos)
-		w.hints.put(h, i)
+		w.recent, w.recentEntry, w.recentPos = i, e, pos
+		if len(w.hints.ways) != 0 {
+			w.hints.put(h, i)
+		}
 	}
 	return i, e, h, pos
 }
