@@ -2,7 +2,8 @@
 // runs of each) and prints the comparison as a Markdown table: per
 // operation and N the median cpu-ns/op of the wheel, the runtime and
 // RussellLuo, the wheel's ratio to each (the median of the ratios of runs
-// taken side by side, the k-th wheel run against the k-th baseline run),
+// taken side by side, the k-th wheel run against the k-th baseline run,
+// with their smallest and largest in parentheses),
 // the target and whether it is met; then the flatness of each operation
 // from 1k to 1M (the largest of the wheel's medians over the smallest).
 //

@@ -61,16 +61,16 @@ func main() {
 			if j == 0 {
 				label = o.label
 			}
-			ws, wr := ratio(w, s), ratio(w, r)
+			ws, wr := ratios(w, s), ratios(w, r)
 			verdict := fmt.Sprintf("≤ %.1f: met", o.target)
 			switch {
-			case len(s) == 0:
+			case len(ws) == 0:
 				verdict = "no runtime runs: not judged"
-			case ws > o.target:
-				verdict = fmt.Sprintf("≤ %.1f: **missed** by %.2f", o.target, ws-o.target)
+			case median(ws) > o.target:
+				verdict = fmt.Sprintf("≤ %.1f: **missed** by %.2f", o.target, median(ws)-o.target)
 			}
 			fmt.Printf("| %s | %s | %.0f | %s | %s | %s | %s | %s |\n", label, short(n), median(w), cell(s, "%.0f", median), cell(r, "%.0f", median),
-				cell(s, "%.2f", func([]float64) float64 { return ws }), cell(r, "%.2f", func([]float64) float64 { return wr }), verdict)
+				spread(ws), spread(wr), verdict)
 		}
 		if len(meds) > 1 {
 			f := slices.Max(meds) / slices.Min(meds)
@@ -97,16 +97,26 @@ func cell(runs []float64, format string, f func([]float64) float64) string {
 	return fmt.Sprintf(format, f(runs))
 }
 
-// ratio is the median over runs of a[k]/b[k], pairing the runs in order.
-func ratio(a, b []float64) float64 {
+// ratios are a[k]/b[k] for the runs taken side by side, pairing them in
+// order.
+func ratios(a, b []float64) []float64 {
 	var rs []float64
 	for k := range min(len(a), len(b)) {
 		rs = append(rs, a[k]/b[k])
 	}
-	if len(rs) == 0 {
-		return 0
+	return rs
+}
+
+// spread prints the median of rs and, for several, their range: on a loaded
+// machine one median hides how far a cell swings from run to run.
+func spread(rs []float64) string {
+	switch len(rs) {
+	case 0:
+		return "—"
+	case 1:
+		return fmt.Sprintf("%.2f", rs[0])
 	}
-	return median(rs)
+	return fmt.Sprintf("%.2f (%.2f–%.2f)", median(rs), slices.Min(rs), slices.Max(rs))
 }
 
 func median(xs []float64) float64 {
