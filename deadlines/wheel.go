@@ -181,11 +181,13 @@ func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
 	h = w.hash(key)
 	if len(w.hints.ways) != 0 {
 		if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
-			w.setRecent(i, noPos)
+			w.recent, w.recentEntry, w.recentPos = i, e, noPos
 			return i, e, h, noPos
 		}
 	}
-	return w.probe(key, h)
+	i, e, pos = w.index.find(&w.slab, key, h)
+	w.found(i, e, h, pos)
+	return i, e, h, pos
 }
 
 // lookupNew is lookup for Push, which mostly creates a deadline: it skips
@@ -195,7 +197,10 @@ func (w *Wheel) lookupNew(key string) (i int32, e *entry, h, pos uint32) {
 	if i, e, pos = w.lastFound(key); i != nilIdx {
 		return i, e, e.hash, pos
 	}
-	return w.probe(key, w.hash(key))
+	h = w.hash(key)
+	i, e, pos = w.index.find(&w.slab, key, h)
+	w.found(i, e, h, pos)
+	return i, e, h, pos
 }
 
 // lastFound returns the entry found or added last, and its index position
@@ -221,16 +226,15 @@ func (w *Wheel) setRecent(i int32, pos uint32) {
 	w.recent, w.recentEntry, w.recentPos = i, w.slab.at(i), pos
 }
 
-// probe looks key up in the index, and hints what it finds.
-func (w *Wheel) probe(key string, h uint32) (i int32, e *entry, _, pos uint32) {
-	i, e, pos = w.index.find(&w.slab, key, h)
+// found remembers what an index lookup found: as the entry found last,
+// and in the hints.
+func (w *Wheel) found(i int32, e *entry, h, pos uint32) {
 	if i != nilIdx {
 		w.recent, w.recentEntry, w.recentPos = i, e, pos
 		if len(w.hints.ways) != 0 {
 			w.hints.put(h, i)
 		}
 	}
-	return i, e, h, pos
 }
 
 func (w *Wheel) hash(key string) uint32 {
