@@ -28,8 +28,15 @@
 //     RussellLuo's ticking goroutine count), reported as cpu-ns/op; ns/op
 //     of the real-time columns is mostly waiting.
 //
-// Every sub-benchmark reports cpu-ns/op, so the three columns compare on the
-// same unit; a benchmark's own setup and teardown (making and stopping the
+// Beside them, BenchmarkRandomRead prices one dependent random read in a
+// table of 256 KiB to 64 MiB on the machine at hand: what the wheel pays
+// for each cache line a lookup needs from its index or hints at a given N.
+// The opcount command (opcount/) runs one operation under callgrind to
+// count its instructions, a measure the load of a shared machine does not
+// move.
+//
+// Every sub-benchmark of the comparison reports cpu-ns/op, so the three
+// columns compare on the same unit; a benchmark's own setup and teardown (making and stopping the
 // timers it re-arms) are not counted. At each N the three run in turn, so
 // a baseline runs beside its subject. The table command (table/) turns the
 // output of several runs into the table of BENCHMARKS.md: medians, and the
