@@ -320,3 +320,18 @@ func TestStreamPostCancelled(t *testing.T) {
 		t.Fatal("a cancelled post did not end")
 	}
 }
+
+// A post over MaxRequestBytes is not framed: it goes over HTTP, which
+// answers it too large, as before the stream.
+func TestClientPostTooLargeForTheStream(t *testing.T) {
+	d := startDaemon(t)
+	_, err := d.client.Post(context.Background(), api.PostRequest{Lane: "dev", Class: "human", Create: true,
+		Body: strings.Repeat("x", api.MaxRequestBytes)})
+	var e *api.Error
+	if !errors.As(err, &e) || e.Err.Code != "too_large" || !strings.Contains(e.Err.Message, "exceeds") {
+		t.Fatalf("a post over the limit: %v, want too_large", err)
+	}
+	if n := obligations(t, d); n != 0 {
+		t.Fatalf("%d obligations stored", n)
+	}
+}
