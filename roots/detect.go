@@ -160,14 +160,14 @@ func (m *Manager) capture(r *root, path string, paths []string, head string, isG
 	if r.gone {
 		return 0, 0, nil
 	}
-	ops, add := r.q.plan(paths)
+	add := r.q.plan(paths)
 	early := 0
 	if first := m.batchSize(r); len(add) > first && m.canStartBatchLocked(r) {
 		// A large set: its first batch is written and handed to ingest
 		// before the rest is written. The since ref moves only with the
 		// rest: a crash in between detects the whole set again (the
 		// backlog holds the first batch once; ingest may get it twice).
-		if err := m.db.Write(true, ops[:first]...); err != nil {
+		if err := m.db.Write(true, r.q.records(add[:first])...); err != nil {
 			return 0, r.q.Len(), err
 		}
 		r.q.commit(add[:first])
@@ -176,8 +176,9 @@ func (m *Manager) capture(r *root, path string, paths []string, head string, isG
 			ref = head
 		}
 		m.startBatchOfLocked(r, ref, len(add)-first)
-		ops, add, early = ops[first:], add[first:], first
+		add, early = add[first:], first
 	}
+	ops := r.q.records(add)
 	rec := r.rec
 	if isGit {
 		rec.SinceRef = head

@@ -73,7 +73,10 @@
 // # The backlog (backlog.go)
 //
 // A persisted, de-duplicated FIFO per root: store records
-// "rootq/<id>/<seq>" holding raw path bytes. A path already waiting is not
+// "rootq/<id>/<seq>" holding the raw bytes of up to 1,024 consecutive
+// entries' paths, NUL-separated (a 100,000-path checkout is ~100 records
+// in its synced write; a batch that ends inside a record rewrites the
+// rest of it, so a crash hands again no more than before). A path already waiting is not
 // added twice; a path in the batch being ingested is added again (it
 // changed after the batch was cut). A batch leaves the backlog only after
 // its handler succeeded (unsynced delete: a power loss can only hand it to
@@ -173,7 +176,7 @@
 // # Store layout and upgrade safety
 //
 //	n/roots/<path>          Record, JSON with a version (record.go)
-//	n/rootq/<id>/<seq>      a backlog entry: the path's bytes
+//	n/rootq/<id>/<seq>      backlog entries from seq on: their paths, NUL-separated
 //	n/rootmem/<path>        the git tracker's memory of its last capture
 //
 // Decoders accept every older record (testdata/fixture-v1, loaded by

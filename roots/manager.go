@@ -196,7 +196,7 @@ func (m *Manager) load() error {
 			orphans = append(orphans, store.DeleteOp(nsQueue, key)) // a root removed mid-way
 			return nil
 		}
-		r.q.load(seq, string(val))
+		r.q.load(seq, val)
 		return nil
 	})
 	if err != nil {

@@ -17,7 +17,8 @@ const (
 	// nsRoots holds one Record per root, keyed by the root's absolute path.
 	nsRoots = "roots"
 	// nsQueue holds the backlogs: key "<id:016x>/<seq:016x>", value the
-	// root-relative path, bytes as they are on disk.
+	// root-relative paths of the entries from seq on, bytes as they are on
+	// disk, NUL-separated (backlog.go).
 	nsQueue = "rootq"
 	// nsMemory holds a git root's tracker memory (the last captured set
 	// with each path's state on disk, detectors.Tracker.Memory), keyed by
