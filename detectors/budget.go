@@ -126,26 +126,25 @@ func (b *Budget) take(e *budgetEntry, k int) (ok, gone bool) {
 
 // release gives back k watched directories of e.
 func (b *Budget) release(e *budgetEntry, k int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.roots[e.w.root] != e {
-		return
-	}
-	before := e.charge()
-	e.used = max(e.used-k, 0)
-	b.total -= before - e.charge()
+	b.recharge(e, func() { e.used = max(e.used-k, 0) })
 }
 
 // settle ends e's initial reservation: from now on it is charged for what
 // it watches.
 func (b *Budget) settle(e *budgetEntry) {
+	b.recharge(e, func() { e.reserved = 0 })
+}
+
+// recharge applies change to e's counts, and the difference in its charge
+// to the total, while e is still its root's entry.
+func (b *Budget) recharge(e *budgetEntry, change func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.roots[e.w.root] != e {
 		return
 	}
 	before := e.charge()
-	e.reserved = 0
+	change()
 	b.total -= before - e.charge()
 }
 

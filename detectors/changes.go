@@ -212,22 +212,32 @@ func gitRoot(repoDir string) (dir, top, prefix string, err error) {
 	if err != nil {
 		return "", "", "", fmt.Errorf("detectors: git root %s: %w", repoDir, err)
 	}
-	for top = dir; ; {
-		if _, err := os.Lstat(filepath.Join(top, ".git")); err == nil {
-			rel, err := filepath.Rel(top, dir)
-			if err != nil {
-				return "", "", "", fmt.Errorf("detectors: %w", err)
-			}
-			if rel == "." {
-				return dir, top, "", nil
-			}
-			return dir, top, filepath.ToSlash(rel) + "/", nil
+	if top = workTreeTop(dir); top == "" {
+		return "", "", "", fmt.Errorf("%w: %s", ErrNotRepository, repoDir)
+	}
+	rel, err := filepath.Rel(top, dir)
+	if err != nil {
+		return "", "", "", fmt.Errorf("detectors: %w", err)
+	}
+	if rel == "." {
+		return dir, top, "", nil
+	}
+	return dir, top, filepath.ToSlash(rel) + "/", nil
+}
+
+// workTreeTop walks from dir up to the nearest directory holding .git (a
+// directory, or a file in linked work trees and submodules), as git
+// does; "" when there is none.
+func workTreeTop(dir string) string {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
 		}
-		parent := filepath.Dir(top)
-		if parent == top {
-			return "", "", "", fmt.Errorf("%w: %s", ErrNotRepository, repoDir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
 		}
-		top = parent
+		dir = parent
 	}
 }
 

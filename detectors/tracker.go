@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 )
 
@@ -90,18 +88,8 @@ type Result struct {
 // tree's index is locked (a git command is changing it: a checkout). It
 // is cheap (a few lstats); Detect uses what it found.
 func (t *Tracker) Probe() (git, locked bool) {
-	t.top = ""
-	for d := t.dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			t.top = d
-			return true, IndexLocked(d)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return false, false
-		}
-		d = parent
-	}
+	t.top = workTreeTop(t.dir)
+	return t.top != "", t.top != "" && IndexLocked(t.top)
 }
 
 // Detect computes the changed set. Call Probe first (Detect probes

@@ -23,30 +23,23 @@ import (
 //   - no result, the root busy: wait for the run's end;
 //   - no result: start a batch (outcome yield: in progress).
 func (m *Manager) drainHandler(ctx context.Context, f scheduler.Firing) scheduler.Outcome {
-	path := rootOfKey(KindDrain, f.Deadline.Key)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r := m.roots[path]
-	if r == nil || r.gone {
-		return scheduler.Succeeded()
-	}
-	if res := r.runs.take(KindDrain); res != nil {
-		if errors.Is(res.err, supervise.ErrNoDir) {
-			return scheduler.Succeeded() // the root went away: its detection takes over (recover.go)
+	return m.runHandler(KindDrain, f, m.drained, func(r *root, _ string) scheduler.Outcome {
+		if m.startBatchLocked(r) {
+			return scheduler.YieldFor(m.watchdog())
 		}
-		if res.err != nil {
-			return scheduler.RetryLater(fmt.Errorf("ingest of %s: %w (the batch stays in the backlog; once the command is fixed, `wakewheel roots retry %s` drains it at once)", path, res.err, path))
-		}
-		m.startBatchLocked(r)
 		return scheduler.Succeeded()
+	})
+}
+
+// drained consumes a finished batch's result; m.mu is held.
+func (m *Manager) drained(r *root, path string, res *result) scheduler.Outcome {
+	if errors.Is(res.err, supervise.ErrNoDir) {
+		return scheduler.Succeeded() // the root went away: its detection takes over (recover.go)
 	}
-	if r.runs.busy() {
-		r.runs.wait(KindDrain)
-		return scheduler.YieldFor(m.watchdog())
+	if res.err != nil {
+		return scheduler.RetryLater(fmt.Errorf("ingest of %s: %w (the batch stays in the backlog; once the command is fixed, `wakewheel roots retry %s` drains it at once)", path, res.err, path))
 	}
-	if m.startBatchLocked(r) {
-		return scheduler.YieldFor(m.watchdog())
-	}
+	m.startBatchLocked(r)
 	return scheduler.Succeeded()
 }
 

@@ -78,16 +78,17 @@ type selfWrites struct {
 	muted   map[string]struct{} // the commands' own output: ignored
 }
 
-func (s *selfWrites) begin() {
-	s.mu.Lock()
-	s.running = true
-	s.mu.Unlock()
-}
+// begin and end bracket one of the root's runs.
+func (s *selfWrites) begin() { s.mark(true) }
+func (s *selfWrites) end()   { s.mark(false) }
 
-func (s *selfWrites) end() {
+func (s *selfWrites) mark(running bool) {
 	s.mu.Lock()
-	s.running, s.ended = false, s.now()
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	s.running = running
+	if !running {
+		s.ended = s.now()
+	}
 }
 
 // inRun reports whether a write now belongs to a run; s.mu is held.

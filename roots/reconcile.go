@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
@@ -27,41 +28,39 @@ import (
 // is the alert reconcile_failed. Never a loop: the retry is spent per
 // conflict episode, on the root.
 func (m *Manager) reconcileHandler(ctx context.Context, f scheduler.Firing) scheduler.Outcome {
-	path := rootOfKey(KindReconcile, f.Deadline.Key)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r := m.roots[path]
-	if r == nil || r.gone {
+	return m.runHandler(KindReconcile, f,
+		func(r *root, path string, res *result) scheduler.Outcome { return m.reconciled(r, path, f.Now, res) },
+		func(r *root, path string) scheduler.Outcome { return m.startReconcileLocked(r, path, f.Now) })
+}
+
+// reconciled consumes a finished reconcile's result; m.mu is held.
+func (m *Manager) reconciled(r *root, path string, now time.Time, res *result) scheduler.Outcome {
+	r.st.lastReconcile = now
+	switch {
+	case res.err == nil:
+		r.conflictRetried = false
+		r.st.lastReconcileResult = "done"
 		return scheduler.Succeeded()
+	case res.conflict && !r.conflictRetried:
+		r.conflictRetried = true
+		r.st.lastReconcileResult = "conflict; retrying once with a fresh store version"
+		return scheduler.Conflicted(res.err, AlertReconcileConflict)
+	case res.conflict:
+		r.conflictRetried = false
+		r.st.lastReconcileResult = "conflict again on the retry: alerted"
+		return scheduler.Outcome{Result: scheduler.Failure, Alert: AlertReconcileConflict,
+			Err: fmt.Errorf("reconcile of %s conflicted again on its one retry: %w", path, res.err)}
+	default:
+		r.conflictRetried = false
+		r.st.lastReconcileResult = "failed: " + res.err.Error()
+		return scheduler.Outcome{Result: scheduler.Failure, Alert: AlertReconcileFailed,
+			Err: fmt.Errorf("reconcile of %s: %w", path, res.err)}
 	}
-	now := f.Now
-	if res := r.runs.take(KindReconcile); res != nil {
-		r.st.lastReconcile = now
-		switch {
-		case res.err == nil:
-			r.conflictRetried = false
-			r.st.lastReconcileResult = "done"
-			return scheduler.Succeeded()
-		case res.conflict && !r.conflictRetried:
-			r.conflictRetried = true
-			r.st.lastReconcileResult = "conflict; retrying once with a fresh store version"
-			return scheduler.Conflicted(res.err, AlertReconcileConflict)
-		case res.conflict:
-			r.conflictRetried = false
-			r.st.lastReconcileResult = "conflict again on the retry: alerted"
-			return scheduler.Outcome{Result: scheduler.Failure, Alert: AlertReconcileConflict,
-				Err: fmt.Errorf("reconcile of %s conflicted again on its one retry: %w", path, res.err)}
-		default:
-			r.conflictRetried = false
-			r.st.lastReconcileResult = "failed: " + res.err.Error()
-			return scheduler.Outcome{Result: scheduler.Failure, Alert: AlertReconcileFailed,
-				Err: fmt.Errorf("reconcile of %s: %w", path, res.err)}
-		}
-	}
-	if r.runs.busy() {
-		r.runs.wait(KindReconcile)
-		return scheduler.YieldFor(m.watchdog())
-	}
+}
+
+// startReconcileLocked starts r's reconcile unless it is skipped or
+// yields to a lease; m.mu is held.
+func (m *Manager) startReconcileLocked(r *root, path string, now time.Time) scheduler.Outcome {
 	if !r.rec.Armed || !m.hasReconcile(r) {
 		return scheduler.Succeeded()
 	}

@@ -218,15 +218,12 @@ func (m *Manager) UnwatchByAgent(ctx context.Context, p string) (bool, error) {
 }
 
 func (m *Manager) unwatch(ctx context.Context, p string, byAgent bool) (bool, error) {
-	path, err := CleanPath(p)
+	path, r, err := m.lockRoot(p)
+	if errors.Is(err, ErrUnknownRoot) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
-	}
-	m.mu.Lock()
-	r := m.roots[path]
-	if r == nil {
-		m.mu.Unlock()
-		return false, nil
 	}
 	if byAgent && !r.rec.ByAgent {
 		m.mu.Unlock()
@@ -263,15 +260,9 @@ func (m *Manager) Arm(ctx context.Context, p string) (Status, error) {
 // Disarm disarms the root (persisted, synced): its watcher stops and no
 // automatic action runs for it; its registration and backlog stay.
 func (m *Manager) Disarm(ctx context.Context, p string) (Status, error) {
-	path, err := CleanPath(p)
+	path, r, err := m.lockRoot(p)
 	if err != nil {
 		return Status{}, err
-	}
-	m.mu.Lock()
-	r := m.roots[path]
-	if r == nil {
-		m.mu.Unlock()
-		return Status{}, fmt.Errorf("%w: %s", ErrUnknownRoot, path)
 	}
 	if r.rec.Armed {
 		rec := r.rec
@@ -309,4 +300,21 @@ func (m *Manager) cancelDeadlines(ctx context.Context, path string, kinds ...str
 		muts[i] = deadlines.Mutation{Op: deadlines.OpCancel, Key: Key(k, path)}
 	}
 	m.apply(ctx, muts...)
+}
+
+// lockRoot resolves p (CleanPath) and returns its root with m.mu held.
+// When p cannot name a root, or no root is registered there
+// (ErrUnknownRoot), it returns the error and m.mu is not held.
+func (m *Manager) lockRoot(p string) (string, *root, error) {
+	path, err := CleanPath(p)
+	if err != nil {
+		return "", nil, err
+	}
+	m.mu.Lock()
+	r := m.roots[path]
+	if r == nil {
+		m.mu.Unlock()
+		return path, nil, fmt.Errorf("%w: %s", ErrUnknownRoot, path)
+	}
+	return path, r, nil
 }

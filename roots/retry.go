@@ -22,17 +22,12 @@ import (
 // detection and a drain due at once (a drain waiting out its backoff is
 // pulled to now). The root must be armed.
 func (m *Manager) Retry(ctx context.Context, p string) (Status, error) {
-	path, err := CleanPath(p)
+	path, r, err := m.lockRoot(p)
 	if err != nil {
 		return Status{}, err
 	}
-	m.mu.Lock()
-	r := m.roots[path]
-	armed := r != nil && r.rec.Armed
+	armed := r.rec.Armed
 	m.mu.Unlock()
-	if r == nil {
-		return Status{}, fmt.Errorf("%w: %s", ErrUnknownRoot, path)
-	}
 	if !armed {
 		return Status{}, fmt.Errorf("%w: %s is disarmed; arm it (wakewheel arm %s) and it drains by itself", ErrDisarmed, path, path)
 	}

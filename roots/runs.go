@@ -1,6 +1,10 @@
 package roots
 
-import "time"
+import (
+	"time"
+
+	"github.com/wakewheel/wakewheel/scheduler"
+)
 
 // runs is one root's supervised command runs, in the spirit of an exec
 // queue: at most one run at a time; a handler that finds the root busy
@@ -69,4 +73,26 @@ func (q *runs) end(j *job, res *result, keep bool) []string {
 		q.results[j.kind] = res
 	}
 	return kinds
+}
+
+// runHandler is the firing of a supervised run's key (drain, reconcile):
+// it finds the root (gone: done) and, with m.mu held, hands a finished
+// run's result to took; with none, waits for a busy root's run to end
+// (the key is pushed then), or calls start.
+func (m *Manager) runHandler(kind string, f scheduler.Firing, took func(r *root, path string, res *result) scheduler.Outcome, start func(r *root, path string) scheduler.Outcome) scheduler.Outcome {
+	path := rootOfKey(kind, f.Deadline.Key)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.roots[path]
+	if r == nil || r.gone {
+		return scheduler.Succeeded()
+	}
+	if res := r.runs.take(kind); res != nil {
+		return took(r, path, res)
+	}
+	if r.runs.busy() {
+		r.runs.wait(kind)
+		return scheduler.YieldFor(m.watchdog())
+	}
+	return start(r, path)
 }
