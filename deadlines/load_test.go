@@ -10,9 +10,12 @@ import (
 
 // Load holds what Reset one by one holds, duplicates included, and fires
 // the same deadlines in the same order: for keys in a store's order
-// (ascending, the index built at the end), in random order, and ascending
-// for a while and then not (the index built at the first key out of order,
-// then kept one insert at a time).
+// (ascending: the index built in hash order, at the end or as it goes), in
+// random order, and ascending for a while and then not (the index completed
+// at the first key out of order, then kept one insert at a time); and so
+// does a Loader told to expect none, the right number, a tenth of it or ten
+// times it (as a store's estimate comes, with every batch), its index at
+// the size a load of that many makes.
 func TestLoadMatchesResetOneByOne(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -36,12 +39,28 @@ func TestLoadMatchesResetOneByOne(t *testing.T) {
 		thenNot = append(thenNot, deadline(i, key))
 	}
 	for name, ds := range map[string][]Deadline{"ascending": ascending, "random": random, "ascending then not": thenNot} {
-		t.Run(name, func(t *testing.T) { checkLoadMatchesReset(t, start, ds) })
+		t.Run(name, func(t *testing.T) {
+			checkLoadMatchesReset(t, start, ds, Load(time.Millisecond, start, slices.Values(ds)))
+			for _, expect := range []int{len(ds), len(ds) / 10, 10 * len(ds)} {
+				l := NewLoader(time.Millisecond, start)
+				for i, d := range ds {
+					if i%1000 == 0 {
+						l.Expect(expect)
+					}
+					l.Add(d)
+				}
+				loaded := l.Wheel()
+				checkLoadMatchesReset(t, start, ds, loaded)
+				if fit := Load(time.Millisecond, start, slices.Values(ds)); len(loaded.index.groups) != len(fit.index.groups) && name == "ascending" {
+					t.Errorf("expecting %d: an index of %d groups, a load without an estimate makes %d", expect, len(loaded.index.groups), len(fit.index.groups))
+				}
+			}
+		})
 	}
 }
 
-func checkLoadMatchesReset(t *testing.T, start time.Time, ds []Deadline) {
-	loaded := Load(time.Millisecond, start, slices.Values(ds))
+func checkLoadMatchesReset(t *testing.T, start time.Time, ds []Deadline, loaded *Wheel) {
+	t.Helper()
 	reset := NewWheel(time.Millisecond, start)
 	for _, d := range ds {
 		reset.Reset(d)

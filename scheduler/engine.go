@@ -104,19 +104,24 @@ func NewEngine(store Store, opts Options, now time.Time) (*Engine, error) {
 
 // reload fills the wheel from the store. Reading records runs in a
 // goroutine of its own while this one decodes them and enters them into a
-// new wheel (deadlines.Loader): a restart with a million deadlines pays
+// new wheel (deadlines.Loader, its key index sized from the store's
+// estimate, so that it fills as the load goes): a restart with a million deadlines pays
 // for the slower of the two, not for their sum, and the wheel is complete
 // when the last batch is in. Only this goroutine touches the wheel.
 func (e *Engine) reload(now time.Time) error {
 	type decodeBatch = func(fn func(deadlines.Deadline) error) error
-	batches := make(chan decodeBatch, 4)
+	type batch struct {
+		decode decodeBatch
+		expect int
+	}
+	batches := make(chan batch, 4)
 	stop := make(chan struct{}) // closed when a batch does not decode
 	loadErr := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		loadErr <- e.store.LoadDeadlineBatches(func(decode decodeBatch) error {
+		loadErr <- e.store.LoadDeadlineBatches(func(decode decodeBatch, expect int) error {
 			select {
-			case batches <- decode:
+			case batches <- batch{decode, expect}:
 				return nil
 			case <-stop:
 				return errLoadStopped
@@ -136,9 +141,10 @@ func (e *Engine) reload(now time.Time) error {
 		return nil
 	}
 	var decodeErr error
-	for decode := range batches {
+	for b := range batches {
 		if decodeErr == nil {
-			if decodeErr = decode(add); decodeErr != nil {
+			l.Expect(b.expect)
+			if decodeErr = b.decode(add); decodeErr != nil {
 				close(stop)
 			}
 		}

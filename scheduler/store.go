@@ -18,8 +18,9 @@ type Store interface {
 	// to fn a batch at a time, not yet decoded: fn gets the batch's
 	// decode, which checks and decodes it and calls its own fn with each
 	// deadline, on the goroutine that calls it (one batch at a time, in
-	// order, each once: store.DB.LoadDeadlineBatchesWatched).
-	LoadDeadlineBatches(fn func(decode func(fn func(deadlines.Deadline) error) error) error) error
+	// order, each once), and the store's estimate of the deadlines of the
+	// whole load, 0 when it has none (store.DB.LoadDeadlineBatchesWatched).
+	LoadDeadlineBatches(fn func(decode func(fn func(deadlines.Deadline) error) error, expect int) error) error
 	// Complete records a finished run and, unless keep, retires the
 	// deadline's record, in one batch.
 	Complete(key string, keep bool, f wakewheel.Fire) (wakewheel.Fire, error)

@@ -21,7 +21,7 @@ const loadBatchLen = 4096
 // (payload capacity cut to length); keeping one keeps its slab of a few
 // tens of KiB alive.
 func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) error {
-	return db.LoadDeadlineBatches(func(decode DecodeBatch) error { return decode(fn) })
+	return db.LoadDeadlineBatches(func(decode DecodeBatch, _ int) error { return decode(fn) })
 }
 
 // A DecodeBatch decodes one batch of a load's deadline records and calls
@@ -35,7 +35,7 @@ func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) error {
 type DecodeBatch = func(fn func(deadlines.Deadline) error) error
 
 // LoadDeadlineBatches is LoadDeadlineBatchesWatched without progress.
-func (db *DB) LoadDeadlineBatches(fn func(DecodeBatch) error) error {
+func (db *DB) LoadDeadlineBatches(fn func(decode DecodeBatch, expect int) error) error {
 	return db.LoadDeadlineBatchesWatched(fn, nil)
 }
 
@@ -44,10 +44,14 @@ func (db *DB) LoadDeadlineBatches(fn func(DecodeBatch) error) error {
 // checksums checked, and hands them to fn in batches not yet decoded:
 // fn gets the batch's DecodeBatch, which checks and decodes it on the
 // goroutine that calls it, so a reader can hand its batches to another
-// goroutine and read on while that one decodes. It keeps p up to date as
-// it goes (load_progress.go; p may be nil). An error of fn stops the load
-// and is returned as is.
-func (db *DB) LoadDeadlineBatchesWatched(fn func(DecodeBatch) error, p *LoadProgress) (err error) {
+// goroutine and read on while that one decodes. expect is the store's
+// estimate of how many deadlines the whole load reads, from the on-disk
+// size of the records read so far against that of all of them (0 while it
+// has none: the first batches of a load, or a store whose records are
+// still in the journal's memtable). It keeps p up to date as it goes
+// (load_progress.go; p may be nil). An error of fn stops the load and is
+// returned as is.
+func (db *DB) LoadDeadlineBatchesWatched(fn func(decode DecodeBatch, expect int) error, p *LoadProgress) (err error) {
 	if err := db.gate.enter(); err != nil {
 		return err
 	}
@@ -74,7 +78,7 @@ func (db *DB) LoadDeadlineBatchesWatched(fn func(DecodeBatch) error, p *LoadProg
 		b.ends = append(b.ends, uint32(len(b.buf)))
 		meter.saw(k)
 		if len(b.ends) == 2*loadBatchLen {
-			if err := fn(b.decode); err != nil {
+			if err := fn(b.decode, meter.expect); err != nil {
 				return err
 			}
 			b = l.batch()
@@ -84,7 +88,7 @@ func (db *DB) LoadDeadlineBatchesWatched(fn func(DecodeBatch) error, p *LoadProg
 		return db.wrap("load deadlines", err)
 	}
 	if len(b.ends) > 0 {
-		if err := fn(b.decode); err != nil {
+		if err := fn(b.decode, meter.expect); err != nil {
 			return err
 		}
 	}

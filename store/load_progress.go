@@ -33,27 +33,34 @@ func (p *LoadProgress) Percent() int { return int(p.permille.Load()) / 10 }
 // A LoadProgress counts the records read every countEvery records (an
 // atomic store) and estimates the share read every estimateEvery (a size
 // estimate walks the tables' indexes: about half a millisecond at a
-// million records, so 16 of them for a million, not 61).
+// million records, so 16 of them for a million, not 61). The first
+// estimate is made at countEvery records already, for the load's expected
+// count (loadMeter.expect).
 const (
 	countEvery    = 1 << 12
 	estimateEvery = 1 << 16
+	// minEstimateBytes is the least on-disk size of the records read that
+	// an expected count is made from: a few table blocks, so the size is
+	// not mostly the rounding of the estimate to a block.
+	minEstimateBytes = 64 << 10
 )
 
-// loadMeter updates a LoadProgress from inside the load's iteration.
+// loadMeter updates a LoadProgress from inside the load's iteration, and
+// estimates how many records the load reads in all.
 type loadMeter struct {
-	p     *LoadProgress
-	ldb   *leveldb.DB
-	total int64 // approximate bytes of every deadline record; 0: unknown
-	n     int64
+	p      *LoadProgress
+	ldb    *leveldb.DB
+	total  int64 // approximate bytes of every deadline record; 0: unknown
+	n      int64
+	expect int // the estimate of the load's records; 0: none yet
 }
 
 func newLoadMeter(p *LoadProgress, ldb *leveldb.DB) *loadMeter {
 	m := &loadMeter{p: p, ldb: ldb}
-	if p == nil {
-		return m
+	if p != nil {
+		p.read.Store(0)
+		p.permille.Store(0)
 	}
-	p.read.Store(0)
-	p.permille.Store(0)
 	r := util.BytesPrefix([]byte(deadlinePrefix))
 	if s, err := ldb.SizeOf([]util.Range{*r}); err == nil {
 		m.total = s.Sum()
@@ -64,15 +71,23 @@ func newLoadMeter(p *LoadProgress, ldb *leveldb.DB) *loadMeter {
 // saw counts one record stored under the raw key k.
 func (m *loadMeter) saw(k []byte) {
 	m.n++
-	if m.p == nil || m.n%countEvery != 0 {
+	if m.n%countEvery != 0 {
 		return
 	}
-	m.p.read.Store(m.n)
-	if m.total <= 0 || m.n%estimateEvery != 0 {
+	if m.p != nil {
+		m.p.read.Store(m.n)
+	}
+	if m.total <= 0 || (m.n%estimateEvery != 0 && m.n != countEvery) {
 		return
 	}
 	s, err := m.ldb.SizeOf([]util.Range{{Start: []byte(deadlinePrefix), Limit: k}})
 	if err != nil {
+		return
+	}
+	if read := s.Sum(); read >= minEstimateBytes {
+		m.expect = int(float64(m.total) * float64(m.n) / float64(read)) // the records read, over their share of the bytes
+	}
+	if m.p == nil {
 		return
 	}
 	pm := min(s.Sum()*1000/m.total, 999) // 100% is the end, not an estimate

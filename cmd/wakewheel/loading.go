@@ -19,13 +19,13 @@ type watchedStore struct {
 	ctx      context.Context // a SIGTERM during the load ends it
 }
 
-func (s watchedStore) LoadDeadlineBatches(fn func(store.DecodeBatch) error) error {
+func (s watchedStore) LoadDeadlineBatches(fn func(store.DecodeBatch, int) error) error {
 	n := 0
-	return s.LoadDeadlineBatchesWatched(func(decode store.DecodeBatch) error {
+	return s.LoadDeadlineBatchesWatched(func(decode store.DecodeBatch, expect int) error {
 		if n++; n%stopCheckEvery == 0 && s.ctx.Err() != nil {
 			return errors.New("the daemon was stopped while it loaded its deadlines")
 		}
-		return fn(decode)
+		return fn(decode, expect)
 	}, s.progress)
 }
 
