@@ -30,8 +30,9 @@
 //     an alert; it never reaches a caller of Do or of any API built on it.
 //   - the kind index (kindindex.go) holds exactly the pending keys of the
 //     kinds in Options.Indexed, so OfKind of those visits nothing else;
-//   - a reload reads and decodes the store in one goroutine while this one
-//     links the deadlines into the wheel (NewEngine).
+//   - a reload reads the store's records in one goroutine while this one
+//     decodes and checks them and enters them into the wheel (NewEngine,
+//     deadlines.Loader); the wheel is complete with the last batch.
 //
 // Outcomes: done; retry (bounded exponential backoff, then the alert
 // "retries_exhausted"); yield (reschedule after a delay, e.g. a live lease);
