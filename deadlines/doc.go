@@ -35,7 +35,9 @@
 //
 // Instants are stored as int64 nanoseconds since the Unix epoch, so times
 // outside the years 1678 to 2262 are clamped (ticks.go); a zero Since stays
-// zero. Tick numbers are counted from the epoch.
+// zero. Tick numbers are counted from the epoch; a divider made with the
+// wheel turns an instant into its tick number with a multiplication instead
+// of a hardware division (divide.go).
 //
 // The wheel (levels.go) has 11 levels of 64 slots; a slot of level l spans
 // 64^l ticks, so the levels cover every 64-bit tick number and no deadline
