@@ -254,15 +254,11 @@ func (h obligationRoutes) resume(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h obligationRoutes) ledger(w http.ResponseWriter, r *http.Request) error {
-	after, err := queryInt(r, "after", 0, 1<<62)
+	after, limit, err := seqPage(r, 10000, 1000000)
 	if err != nil {
 		return err
 	}
-	limit, err := queryInt(r, "limit", 10000, 1000000)
-	if err != nil {
-		return err
-	}
-	entries, next, err := h.svc.Ledger(r.Context(), uint64(after), limit)
+	entries, next, err := h.svc.Ledger(r.Context(), after, limit)
 	if err != nil {
 		return err
 	}

@@ -234,11 +234,7 @@ func (s *Server) alerts(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) fires(w http.ResponseWriter, r *http.Request) error {
-	limit, err := queryInt(r, "limit", 100, 100000)
-	if err != nil {
-		return err
-	}
-	after, err := queryInt(r, "after", 0, 1<<62)
+	after, limit, err := seqPage(r, 100, 100000)
 	if err != nil {
 		return err
 	}
@@ -250,7 +246,7 @@ func (s *Server) fires(w http.ResponseWriter, r *http.Request) error {
 	if last > 0 { // the newest, oldest first
 		fires, err = s.records.LastFires(last)
 	} else {
-		fires, err = s.records.Fires(uint64(after), limit)
+		fires, err = s.records.Fires(after, limit)
 	}
 	if err != nil {
 		return err

@@ -311,6 +311,20 @@ func queryInt(r *http.Request, name string, def, max int) (int, error) {
 	return n, nil
 }
 
+// seqPage reads the page of a sequence-numbered log a request asks for:
+// after, the last sequence number it has seen (0: from the start), and
+// limit, how many records at most (defLimit when absent, up to maxLimit).
+func seqPage(r *http.Request, defLimit, maxLimit int) (after uint64, limit int, err error) {
+	a, err := queryInt(r, "after", 0, 1<<62)
+	if err != nil {
+		return 0, 0, err
+	}
+	if limit, err = queryInt(r, "limit", defLimit, maxLimit); err != nil {
+		return 0, 0, err
+	}
+	return uint64(a), limit, nil
+}
+
 // queryBool reads a true/false query parameter (absent: false).
 func queryBool(r *http.Request, name string) (bool, error) {
 	switch v := r.URL.Query().Get(name); v {
