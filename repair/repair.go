@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -72,7 +73,9 @@ func Run(dir string, now time.Time) (*Report, error) {
 		rep.Kept[deadlineKind(d.Key)]++
 	}
 	rep.Kept["roots"] = len(s.Generic("roots"))
-	rep.Kept["backlog paths"] = len(s.Generic("rootq"))
+	for _, kv := range s.Generic("rootq") { // a record holds NUL-separated paths (roots/backlog.go)
+		rep.Kept["backlog paths"] += 1 + bytes.Count(kv.Value, []byte{0})
+	}
 	rep.Kept["fires"], rep.Kept["alerts"] = s.Logs()
 	rep.MayHaveLost = s.DamagedKinds(kindOfKey)
 

@@ -168,3 +168,28 @@ func TestCompactedLaneIsNotALoss(t *testing.T) {
 		t.Fatalf("restored lane %+v, want head 8, consumed 5, 3 unconsumed", l)
 	}
 }
+
+// A root's backlog record holds one or more NUL-separated paths: the
+// repair report counts paths, not records.
+func TestRepairCountsBacklogPaths(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	db, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Write(true,
+		store.PutOp("rootq", "0000000000000001/0000000000000001", []byte("a.go\x00b.go\x00c d.txt")),
+		store.PutOp("rootq", "0000000000000001/0000000000000004", []byte("one path"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(dir, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rep.Kept["backlog paths"]; n != 4 {
+		t.Fatalf("backlog paths kept %d, want 4 (two records)", n)
+	}
+}
