@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wakewheel/wakewheel"
 	"github.com/wakewheel/wakewheel/deadlines"
 	"github.com/wakewheel/wakewheel/internal/clock"
 	"github.com/wakewheel/wakewheel/internal/enginetest"
@@ -113,11 +114,23 @@ func TestFailOpenHandlersNeverFailCallers(t *testing.T) {
 	}
 	callers.Wait()
 	runs.Wait()
+	// A handler has returned before its worker hands the outcome to the
+	// loop, which records the alert: wait for the loop to take them all.
+	var alerts []wakewheel.Alert
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		settle(t, r)
+		var err error
+		if alerts, err = db.Alerts(1000); err != nil {
+			t.Fatal(err)
+		}
+		if len(alerts) >= 2*n || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	settle(t, r)
-	settle(t, r)
-	alerts, err := db.Alerts(1000)
-	if err != nil {
-		t.Fatal(err)
+	if more, err := db.Alerts(1000); err != nil || len(more) != len(alerts) {
+		t.Fatalf("alerts still arriving after the count settled: %d then %d (%v)", len(alerts), len(more), err)
 	}
 	if len(alerts) != 2*n {
 		t.Fatalf("%d alerts recorded, want %d", len(alerts), 2*n)
