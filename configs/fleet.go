@@ -164,11 +164,6 @@ var fleetRules = []rule{{
 	check: checkFleetURL,
 }}
 
-func init() {
-	registry = append(registry, fleetSettings...)
-	rules = append(rules, fleetRules...)
-}
-
 // checkFleetURL applies the broker rule (netrule.CheckBroker: beyond
 // loopback only with TLS and credentials) to the fleet.* keys.
 func checkFleetURL(c *Config) string {

@@ -163,7 +163,10 @@ type rule struct {
 	check func(*Config) string
 }
 
-var rules = []rule{
+// rules are the rules across keys: the daemon's, then the fleet's.
+var rules = slices.Concat(daemonRules, fleetRules)
+
+var daemonRules = []rule{
 	notBelow("engine.retry_cap", "engine.retry_base"),
 	windowCap("detect.burst_cap", "detect.burst_silence"),
 	windowCap("detect.reconcile_cap", "detect.reconcile_quiet"),
