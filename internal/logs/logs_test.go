@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestJSONAtTheNamedLevel(t *testing.T) {
@@ -18,6 +19,10 @@ func TestJSONAtTheNamedLevel(t *testing.T) {
 	}
 	if line["level"] != "warn" || line["message"] != "kept" || line["root"] != "/r" || line["time"] == nil {
 		t.Errorf("line %v: want a timestamped warn line with its field", line)
+	}
+	stamp, _ := line["time"].(string)
+	if _, err := time.Parse(TimeFormat, stamp); err != nil {
+		t.Errorf("time %q: want RFC 3339 with milliseconds: %v", stamp, err)
 	}
 }
 
