@@ -55,12 +55,14 @@ func serveFake(t *testing.T, sock string, f *laneFake) *api.Server {
 
 var retryDelays = api.PostRetryDelays
 
-func fakeSocket(t *testing.T) string {
+// fakeSocket is a socket path in a directory of its own, short enough for
+// a unix socket.
+func fakeSocket(tb testing.TB) string {
 	dir, err := os.MkdirTemp("", "ww")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	tb.Cleanup(func() { os.RemoveAll(dir) })
 	return filepath.Join(dir, "s.sock")
 }
 

@@ -25,6 +25,7 @@ import (
 // real runner, a real obligations service and a memory store, with a log to
 // search for recovered panics.
 type fuzzTarget struct {
+	srv *api.Server
 	h   http.Handler
 	log *lockedBuffer
 }
@@ -59,7 +60,7 @@ func newFuzzTarget(f *testing.F) *fuzzTarget {
 	srv := api.NewServer(runner, db, api.Info{Version: "fuzz"}, zerolog.New(log))
 	api.RegisterObligations(srv, svc)
 	f.Cleanup(func() { svc.Close(); runner.Stop(); db.Close() })
-	return &fuzzTarget{h: srv.Handler(), log: log}
+	return &fuzzTarget{srv: srv, h: srv.Handler(), log: log}
 }
 
 // serve runs one request and checks what every answer must satisfy: no

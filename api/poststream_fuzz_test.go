@@ -8,20 +8,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/wakewheel/wakewheel/api"
-	"github.com/wakewheel/wakewheel/internal/clock"
-	"github.com/wakewheel/wakewheel/internal/enginetest"
-	ob "github.com/wakewheel/wakewheel/obligations"
-	"github.com/wakewheel/wakewheel/scheduler"
-	"github.com/wakewheel/wakewheel/store"
 )
 
 // FuzzPostStream writes arbitrary bytes to a post stream of a real server
@@ -43,22 +34,10 @@ func FuzzPostStream(f *testing.F) {
 	f.Add([]byte(frame(post)[:7]))
 	f.Add([]byte("GET / HTTP/1.1\r\n\r\n"))
 
-	db, err := store.OpenStorage(storage.NewMemStorage(), store.Options{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	svc, eng := enginetest.Wakes(f, db, ob.DefaultPolicies(), time.Now())
-	runner := scheduler.Start(eng, clock.Real{})
-	svc.Attach(runner)
-	log := &lockedBuffer{}
-	srv := api.NewServer(runner, db, api.Info{Version: "fuzz"}, zerolog.New(log))
-	api.RegisterObligations(srv, svc)
-	sock := fuzzSocket(f)
-	go srv.Serve(sock)
-	f.Cleanup(func() { srv.Shutdown(context.Background()); svc.Close(); runner.Stop(); db.Close() })
-	if err := waitForSocket(sock); err != nil {
-		f.Fatal(err)
-	}
+	ft := newFuzzTarget(f)
+	sock := fakeSocket(f)
+	serveUp(f, ft.srv, sock)
+	f.Cleanup(func() { ft.srv.Shutdown(context.Background()) }) // before the service and store close
 	if _, err := api.NewClient(sock).OpenLane(context.Background(), "dev"); err != nil {
 		f.Fatal(err)
 	}
@@ -93,21 +72,10 @@ func FuzzPostStream(f *testing.F) {
 				t.Fatalf("%q: answered %d %q", in, status, body)
 			}
 		}
-		if strings.Contains(log.String(), "panicked") {
-			t.Fatalf("%q: a handler panicked:\n%s", in, log.String())
+		if strings.Contains(ft.log.String(), "panicked") {
+			t.Fatalf("%q: a handler panicked:\n%s", in, ft.log.String())
 		}
 	})
-}
-
-// fuzzSocket is a socket path in a directory of its own, short enough for
-// a unix socket.
-func fuzzSocket(f *testing.F) string {
-	dir, err := os.MkdirTemp("", "ww")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { os.RemoveAll(dir) })
-	return filepath.Join(dir, "s.sock")
 }
 
 // waitForSocket returns once sock accepts (the listener's bind has no event

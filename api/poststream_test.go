@@ -186,11 +186,11 @@ func TestClientPostsOverHTTPWithoutTheStream(t *testing.T) {
 }
 
 // serveUp serves srv on sock and returns once the socket is bound.
-func serveUp(t *testing.T, srv *api.Server, sock string) {
-	t.Helper()
+func serveUp(tb testing.TB, srv *api.Server, sock string) {
+	tb.Helper()
 	go srv.Serve(sock)
 	if err := waitForSocket(sock); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 
