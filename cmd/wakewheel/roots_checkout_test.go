@@ -90,16 +90,8 @@ func TestSlowCheckoutHoldingIndexLockIsOneDetection(t *testing.T) {
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var want []string
 	start := time.Now()
-	for i := 0; i < 70; i++ {
-		p := filepathOf(i)
-		if err := os.WriteFile(filepath.Join(repo, p), []byte("slow checkout\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, p)
-		time.Sleep(100 * time.Millisecond)
-	}
+	want := slowCheckout(t, repo, 70)
 	if mid := rootStatus(t, c, root); mid.Detections != before {
 		t.Fatalf("detected while index.lock was held (after %v)", time.Since(start))
 	}
@@ -120,6 +112,22 @@ func TestSlowCheckoutHoldingIndexLockIsOneDetection(t *testing.T) {
 
 func filepathOf(i int) string { return fmt.Sprintf("d000/e%02d/f%05d.txt", i/100, i) }
 
+// slowCheckout rewrites the first n files of repo 100 ms apart, as a
+// checkout slowed down by a big repository does, and returns their paths.
+func slowCheckout(t *testing.T, repo string, n int) []string {
+	t.Helper()
+	var paths []string
+	for i := range n {
+		p := filepathOf(i)
+		if err := os.WriteFile(filepath.Join(repo, p), []byte("slow checkout\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		time.Sleep(100 * time.Millisecond)
+	}
+	return paths
+}
+
 // A lock under which files keep changing is live past
 // detect.index_lock_wait (here 2 s): no detection while a slow checkout
 // writes for 5 s; once nothing changes under it for the wait, it is
@@ -139,15 +147,7 @@ func TestIndexLockIsLiveWhileFilesChangeThenStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Remove(lock)
-	var want []string
-	for i := 0; i < 50; i++ {
-		p := filepathOf(i)
-		if err := os.WriteFile(filepath.Join(repo, p), []byte("slow checkout\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, p)
-		time.Sleep(100 * time.Millisecond)
-	}
+	want := slowCheckout(t, repo, 50)
 	if mid := rootStatus(t, c, root); mid.Detections != before {
 		t.Fatalf("detected while files changed under index.lock (wait 2 s, 5 s of writes)")
 	}
