@@ -144,11 +144,24 @@ func answer(err error) (status int, code, msg string, known bool) {
 
 // fail answers err by the table.
 func (s *Server) fail(w http.ResponseWriter, err error) {
+	status, code, msg := s.failure(err)
+	writeError(w, status, code, msg)
+}
+
+// failure is how a request that failed with err is answered (answer),
+// logged first when no row of the table knows err.
+func (s *Server) failure(err error) (status int, code, msg string) {
 	status, code, msg, known := answer(err)
 	if !known {
 		s.log.Error().Err(err).Msg("request failed")
 	}
-	writeError(w, status, code, msg)
+	return status, code, msg
+}
+
+// recovered logs the panic p of route's handler and is its answer.
+func (s *Server) recovered(p any, route string) (status int, code, msg string) {
+	s.log.Error().Interface("panic", p).Str("route", route).Msg("request handler panicked")
+	return http.StatusInternalServerError, codeInternal, "internal error; see the daemon log"
 }
 
 // exitByCode is the table read from the client's side.

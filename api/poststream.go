@@ -89,8 +89,9 @@ func (h obligationRoutes) postAnswer(body, out []byte) (status int, reply []byte
 	front := len(out)
 	defer func() {
 		if p := recover(); p != nil {
-			h.srv.log.Error().Interface("panic", p).Str("route", PostStreamPath).Msg("request handler panicked")
-			status, reply = http.StatusInternalServerError, appendError(out[:front], codeInternal, "internal error; see the daemon log")
+			var code, msg string
+			status, code, msg = h.srv.recovered(p, PostStreamPath)
+			reply = appendError(out[:front], code, msg)
 		}
 	}()
 	h.srv.traffic("post")
@@ -98,10 +99,7 @@ func (h obligationRoutes) postAnswer(body, out []byte) (status int, reply []byte
 	defer cancel()
 	res, err := h.postOne(ctx, body)
 	if err != nil {
-		status, code, msg, known := answer(err)
-		if !known {
-			h.srv.log.Error().Err(err).Msg("request failed")
-		}
+		status, code, msg := h.srv.failure(err)
 		return status, appendError(out, code, msg)
 	}
 	return http.StatusOK, appendPostAnswer(out, &res)

@@ -106,8 +106,8 @@ func (s *Server) route(pattern, verb string, h func(w http.ResponseWriter, r *ht
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if p := recover(); p != nil {
-				s.log.Error().Interface("panic", p).Str("route", pattern).Msg("request handler panicked")
-				writeError(w, http.StatusInternalServerError, "internal", "internal error; see the daemon log")
+				status, code, msg := s.recovered(p, pattern)
+				writeError(w, status, code, msg)
 			}
 		}()
 		s.traffic(verb)
