@@ -227,11 +227,15 @@ func (x *index) rebuild(s *slab) {
 // of its limit to spare, so n inserts cause no rebuild.
 func (x *index) reserve(n int) {
 	g := minGroups
-	for n > g*groupSize/8*7/4*3 {
+	for n > roomOf(g) {
 		g *= 2
 	}
 	x.empty(g)
 }
+
+// roomOf is how many keys reserve puts in a table of groups: its limit
+// (7/8 full) with a quarter of that to spare.
+func roomOf(groups int) int { return groups * groupSize / 8 * 7 / 4 * 3 }
 
 // empty makes the table an empty one of n groups (a power of two).
 func (x *index) empty(n int) {

@@ -172,10 +172,6 @@ func (l *Loader) flush() {
 	l.waiting, l.entered = 0, w.slab.n
 }
 
-// roomOf is how many keys an index of groups has room for, by
-// index.reserve's rule (a quarter of its limit to spare).
-func roomOf(groups int) int { return groups * groupSize / 8 * 7 / 4 * 3 }
-
 // Len is the number of deadlines held so far.
 func (l *Loader) Len() int { return l.w.Len() }
 
