@@ -16,9 +16,9 @@ import (
 // (synced, in the same batch as the since_ref they account for) and
 // deleted once their last entry was ingested, or written again from the
 // first entry left when a batch ended inside one (unsynced: a power loss
-// can only hand them to ingest again). The memory copy is the entries in seq order; a batch
-// handed to ingest is always a prefix of it (inflight entries), and only
-// one batch is out at a time.
+// can only hand them to ingest again). The memory copy is the entries in
+// seq order; a batch handed to ingest is always a prefix of it (inflight
+// entries), and only one batch is out at a time.
 //
 // De-duplication: a path already waiting (queued, not in flight) is not
 // added again. A path in the in-flight batch is added again, at the tail:
@@ -166,8 +166,8 @@ func (b *backlog) take(n int) []entry {
 
 // done ends the in-flight batch. On success its entries leave the backlog
 // and the returned ops delete the records whose last entry left and
-// rewrite the one it ended inside; otherwise they wait again at the front (a path added again meanwhile
-// keeps its newer entry too).
+// rewrite the one it ended inside; otherwise they wait again at the front
+// (a path added again meanwhile keeps its newer entry too).
 func (b *backlog) done(ok bool) []store.Op {
 	batch := b.entries[:b.inflight]
 	b.inflight = 0
