@@ -86,6 +86,21 @@ func measure(b *testing.B, body func(b *testing.B)) {
 // turns at each N, so that the baselines run beside their subject while
 // the neighbours' load changes.
 func three(b *testing.B, wheel func(b *testing.B, w *deadlines.Wheel), std func(b *testing.B), rl func(b *testing.B, tw *timingwheel.TimingWheel)) {
+	four(b, wheel, std, nil, rl)
+}
+
+// keyedTimers is how a user of the runtime's timers names them by string
+// key: a map from the key to its timer.
+type keyedTimers = map[string]*time.Timer
+
+// four is three with a fourth column between the runtime and RussellLuo
+// when keyed is not nil: the runtime's timers held in a keyedTimers of the
+// n pending keys, the job the wheel does (a caller names a deadline by its
+// key, not by a timer it kept). The map is used without a lock: the
+// timers it holds never fire during a measurement, so this column is the
+// least a keyed user of the runtime pays (one whose callbacks delete their
+// keys would also lock the map).
+func four(b *testing.B, wheel func(b *testing.B, w *deadlines.Wheel), std func(b *testing.B), keyed func(b *testing.B, m keyedTimers), rl func(b *testing.B, tw *timingwheel.TimingWheel)) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("wheel/%d", n), func(b *testing.B) {
 			w := deadlines.NewWheel(time.Millisecond, start)
@@ -106,6 +121,20 @@ func three(b *testing.B, wheel func(b *testing.B, w *deadlines.Wheel), std func(
 			}()
 			measure(b, std)
 		})
+		if keyed != nil {
+			b.Run(fmt.Sprintf("runtimemap/%d", n), func(b *testing.B) {
+				m := make(keyedTimers, n)
+				for i, k := range pendingKeys[:n] {
+					m[k] = time.AfterFunc(horizon+time.Duration(i)*time.Microsecond, nop)
+				}
+				defer func() {
+					for _, t := range m {
+						t.Stop()
+					}
+				}()
+				measure(b, func(b *testing.B) { keyed(b, m) })
+			})
+		}
 		b.Run(fmt.Sprintf("russellluo/%d", n), func(b *testing.B) {
 			tw := timingwheel.NewTimingWheel(time.Millisecond, 64)
 			tw.Start()
@@ -142,6 +171,22 @@ func stdPushCancel(b *testing.B) {
 	}
 }
 
+// keyedPushCancel is pushCancel with the runtime's timers by key: the
+// timer made and stored under keys[j], then found by again[j], stopped and
+// deleted.
+func keyedPushCancel(keys, again []string) func(b *testing.B, m keyedTimers) {
+	return func(b *testing.B, m keyedTimers) {
+		for i := 0; b.Loop(); i++ {
+			j := i & (len(keys) - 1)
+			m[keys[j]] = time.AfterFunc(time.Hour, nop)
+			if t, ok := m[again[j]]; ok {
+				t.Stop()
+				delete(m, again[j])
+			}
+		}
+	}
+}
+
 func rlPushCancel(b *testing.B, tw *timingwheel.TimingWheel) {
 	for b.Loop() {
 		tw.AfterFunc(time.Hour, nop).Stop()
@@ -149,16 +194,16 @@ func rlPushCancel(b *testing.B, tw *timingwheel.TimingWheel) {
 }
 
 func BenchmarkPushCancelWarm(b *testing.B) {
-	three(b, pushCancel(warmKeys, warmAgain), stdPushCancel, rlPushCancel)
+	four(b, pushCancel(warmKeys, warmAgain), stdPushCancel, keyedPushCancel(warmKeys, warmAgain), rlPushCancel)
 }
 func BenchmarkPushCancelCold(b *testing.B) {
-	three(b, pushCancel(coldKeys, coldAgain), stdPushCancel, rlPushCancel)
+	four(b, pushCancel(coldKeys, coldAgain), stdPushCancel, keyedPushCancel(coldKeys, coldAgain), rlPushCancel)
 }
 
 // rearm re-arms len(keys) pending keys, visiting them in the order of
 // order (indices into keys, as long as keys); the wheel's keys are pushed
 // as keys and re-armed as again, equal strings of their own.
-func rearm(keys, again []string, order []int) (func(b *testing.B, w *deadlines.Wheel), func(b *testing.B), func(b *testing.B, tw *timingwheel.TimingWheel)) {
+func rearm(keys, again []string, order []int) (func(b *testing.B, w *deadlines.Wheel), func(b *testing.B), func(b *testing.B, m keyedTimers), func(b *testing.B, tw *timingwheel.TimingWheel)) {
 	wheel := func(b *testing.B, w *deadlines.Wheel) {
 		now := start
 		for _, k := range keys {
@@ -187,6 +232,24 @@ func rearm(keys, again []string, order []int) (func(b *testing.B, w *deadlines.W
 		}
 		endCPU()
 	}
+	// keyed re-arms the timer found by the key's equal string, as the
+	// wheel's Extend is handed one.
+	keyed := func(b *testing.B, m keyedTimers) {
+		for _, k := range keys {
+			m[k] = time.AfterFunc(time.Hour, nop)
+		}
+		defer func() {
+			for _, k := range keys {
+				m[k].Stop()
+				delete(m, k)
+			}
+		}()
+		startCPU()
+		for i := 0; b.Loop(); i++ {
+			m[again[order[i&(len(keys)-1)]]].Reset(time.Hour + time.Duration(i)*time.Nanosecond)
+		}
+		endCPU()
+	}
 	rl := func(b *testing.B, tw *timingwheel.TimingWheel) {
 		ts := make([]*timingwheel.Timer, len(keys))
 		for i := range ts {
@@ -205,7 +268,7 @@ func rearm(keys, again []string, order []int) (func(b *testing.B, w *deadlines.W
 		}
 		endCPU()
 	}
-	return wheel, std, rl
+	return wheel, std, keyed, rl
 }
 
 // BenchmarkReArm4096 and BenchmarkReArm65536 visit the keys in their
@@ -214,23 +277,23 @@ func rearm(keys, again []string, order []int) (func(b *testing.B, w *deadlines.W
 // visit the same keys in one fixed random order, the same for all three:
 // what re-arming keys that arrive in no particular order costs.
 func BenchmarkReArm4096(b *testing.B) {
-	w, s, r := rearm(warmKeys, warmAgain, sequence(warm))
-	three(b, w, s, r)
+	w, s, k, r := rearm(warmKeys, warmAgain, sequence(warm))
+	four(b, w, s, k, r)
 }
 
 func BenchmarkReArm65536(b *testing.B) {
-	w, s, r := rearm(coldKeys, coldAgain, sequence(cold))
-	three(b, w, s, r)
+	w, s, k, r := rearm(coldKeys, coldAgain, sequence(cold))
+	four(b, w, s, k, r)
 }
 
 func BenchmarkReArmShuffled4096(b *testing.B) {
-	w, s, r := rearm(warmKeys, warmAgain, shuffled(warm))
-	three(b, w, s, r)
+	w, s, k, r := rearm(warmKeys, warmAgain, shuffled(warm))
+	four(b, w, s, k, r)
 }
 
 func BenchmarkReArmShuffled65536(b *testing.B) {
-	w, s, r := rearm(coldKeys, coldAgain, shuffled(cold))
-	three(b, w, s, r)
+	w, s, k, r := rearm(coldKeys, coldAgain, shuffled(cold))
+	four(b, w, s, k, r)
 }
 
 func sequence(n int) []int {

@@ -22,7 +22,7 @@ func makeKeys(prefix string, n int) []string {
 }
 
 func main() {
-	op := flag.String("op", "extend", "extend, pushcancel, pushfire or reset")
+	op := flag.String("op", "extend", "extend, pushcancel, pushfire, reset or resetmap")
 	n := flag.Int("n", 100_000, "operations")
 	nkeys := flag.Int("keys", 4096, "distinct keys (a power of two)")
 	flag.Parse()
@@ -47,8 +47,17 @@ func main() {
 			ts[i] = time.AfterFunc(time.Hour, func() {})
 		}
 		reset(ts, *n)
+	case "resetmap":
+		m := map[string]*time.Timer{}
+		for i, k := range makeKeys("pending", 1000) {
+			m[k] = time.AfterFunc(30*24*time.Hour+time.Duration(i)*time.Microsecond, func() {})
+		}
+		for _, k := range keys {
+			m[k] = time.AfterFunc(time.Hour, func() {})
+		}
+		resetMap(m, again, *n)
 	default:
-		fmt.Fprintf(os.Stderr, "opcount: unknown -op %q: want extend, pushcancel, pushfire or reset\n", *op)
+		fmt.Fprintf(os.Stderr, "opcount: unknown -op %q: want extend, pushcancel, pushfire, reset or resetmap\n", *op)
 		os.Exit(2)
 	}
 }
@@ -93,5 +102,12 @@ func pushFire(w *deadlines.Wheel, keys []string, n int) {
 func reset(ts []*time.Timer, n int) {
 	for i := range n {
 		ts[i&(len(ts)-1)].Reset(time.Hour + time.Duration(i)*time.Nanosecond)
+	}
+}
+
+//go:noinline
+func resetMap(m map[string]*time.Timer, again []string, n int) {
+	for i := range n {
+		m[again[i&(len(again)-1)]].Reset(time.Hour + time.Duration(i)*time.Nanosecond)
 	}
 }

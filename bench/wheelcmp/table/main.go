@@ -29,7 +29,7 @@ var ops = []op{
 
 var sizes = []string{"1000", "100000", "1000000"}
 
-var line = regexp.MustCompile(`^Benchmark(\w+)/(wheel|runtime|russellluo)/(\d+)(-\d+)?\s.*?([\d.]+) cpu-ns/op`)
+var line = regexp.MustCompile(`^Benchmark(\w+)/(wheel|runtime|runtimemap|russellluo)/(\d+)(-\d+)?\s.*?([\d.]+) cpu-ns/op`)
 
 func main() {
 	runs := map[[3]string][]float64{} // op, impl, N -> cpu-ns of each run
@@ -46,13 +46,14 @@ func main() {
 		k := [3]string{m[1], m[2], m[3]}
 		runs[k] = append(runs[k], v)
 	}
-	fmt.Println("| operation | N | wheel cpu-ns | runtime | RussellLuo | wheel / runtime | wheel / RussellLuo | target (/ runtime) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| operation | N | wheel cpu-ns | runtime | runtime+map | RussellLuo | wheel / runtime | wheel / runtime+map | wheel / RussellLuo | target (/ runtime) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	var flat []string
 	for _, o := range ops {
 		var meds []float64
 		for j, n := range sizes {
 			w, s, r := runs[[3]string{o.name, "wheel", n}], runs[[3]string{o.name, "runtime", n}], runs[[3]string{o.name, "russellluo", n}]
+			km := runs[[3]string{o.name, "runtimemap", n}]
 			if len(w) == 0 {
 				continue
 			}
@@ -61,7 +62,7 @@ func main() {
 			if j == 0 {
 				label = o.label
 			}
-			ws, wr := ratios(w, s), ratios(w, r)
+			ws, wk, wr := ratios(w, s), ratios(w, km), ratios(w, r)
 			verdict := fmt.Sprintf("≤ %.1f: met", o.target)
 			switch {
 			case len(ws) == 0:
@@ -69,8 +70,8 @@ func main() {
 			case median(ws) > o.target:
 				verdict = fmt.Sprintf("≤ %.1f: **missed** by %.2f", o.target, median(ws)-o.target)
 			}
-			fmt.Printf("| %s | %s | %.0f | %s | %s | %s | %s | %s |\n", label, short(n), median(w), cell(s, "%.0f", median), cell(r, "%.0f", median),
-				spread(ws), spread(wr), verdict)
+			fmt.Printf("| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", label, short(n), median(w), cell(s, "%.0f", median), cell(km, "%.0f", median),
+				cell(r, "%.0f", median), spread(ws), spread(wk), spread(wr), verdict)
 		}
 		if len(meds) > 1 {
 			f := slices.Max(meds) / slices.Min(meds)
