@@ -122,14 +122,67 @@ func (x *index) home(h uint32) (g uint32, tag uint8) { return h >> x.shift, uint
 // (group*8 + slot). When key is absent it returns nilIdx, a nil entry, and
 // the position at which insertAt should put it: the first free slot on its
 // probe sequence.
+//
+// It compares one key at most, almost always: the walk (findHash) stops at
+// the first entry with all 32 bits of h, and two keys of one probe
+// sequence share those in about one lookup of 2^32/N. The walk calls
+// nothing, so its state stays in registers; the comparison, a call, comes
+// once after it.
 func (x *index) find(s *slab, key string, h uint32) (int32, *entry, uint32) {
-	if x.used == 0 {
-		if len(x.groups) == 0 {
-			return nilIdx, nil, noPos
-		}
-		g, _ := x.home(h)
-		return nilIdx, nil, g * groupSize
+	i, e, pos := x.findHash(s, h)
+	if i == nilIdx || e.key == key {
+		return i, e, pos
 	}
+	return x.findKey(s, key, h)
+}
+
+// findHash returns the first entry on h's probe sequence whose hash is h,
+// with its position; or nilIdx, a nil entry and the first free position
+// when there is none.
+func (x *index) findHash(s *slab, h uint32) (int32, *entry, uint32) {
+	if len(x.groups) == 0 {
+		return nilIdx, nil, noPos
+	}
+	g, tag := x.home(h)
+	free := noPos
+	for step := uint32(1); ; step++ {
+		grp := &x.groups[g&x.mask]
+		lo, hi := grp.ctrl[0], grp.ctrl[1]
+		for m := matchTag(lo, tag); m != 0; m &= m - 1 {
+			j := byteSlot(0, m)
+			if i, e := grp.entry(s, j); e.hash == h {
+				return i, e, g*groupSize + j
+			}
+		}
+		for m := matchTag(hi, tag); m != 0; m &= m - 1 {
+			j := byteSlot(1, m)
+			if i, e := grp.entry(s, j); e.hash == h {
+				return i, e, g*groupSize + j
+			}
+		}
+		if free == noPos {
+			if m := matchFree(lo); m != 0 {
+				free = g*groupSize + byteSlot(0, m)
+			} else if m := matchFree(hi); m != 0 {
+				free = g*groupSize + byteSlot(1, m)
+			}
+		}
+		if matchEmpty(lo)|matchEmpty(hi) != 0 {
+			return nilIdx, nil, free
+		}
+		g = (g + step) & x.mask // triangular probing visits every group
+	}
+}
+
+// entry returns the slab index in slot j and its entry.
+func (g *group) entry(s *slab, j uint32) (int32, *entry) {
+	i := g.slot(j)
+	return i, s.at(i)
+}
+
+// findKey is find comparing every key with h's 32 bits on the way: the
+// slow path, for when findHash's entry was another key's.
+func (x *index) findKey(s *slab, key string, h uint32) (int32, *entry, uint32) {
 	g, tag := x.home(h)
 	free := noPos
 	for step := uint32(1); ; step++ {
@@ -151,7 +204,7 @@ func (x *index) find(s *slab, key string, h uint32) (int32, *entry, uint32) {
 		if grp.hasEmpty() {
 			return nilIdx, nil, free
 		}
-		g = (g + step) & x.mask // triangular probing visits every group
+		g = (g + step) & x.mask
 	}
 }
 

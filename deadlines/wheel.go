@@ -238,7 +238,7 @@ func (w *Wheel) found(i int32, e *entry, h, pos uint32) {
 }
 
 func (w *Wheel) hash(key string) uint32 {
-	h := maphash.String(w.seed, key)
+	h := maphash.Comparable(w.seed, key) // the value of maphash.String, in fewer steps
 	return uint32(h ^ h>>32)
 }
 
