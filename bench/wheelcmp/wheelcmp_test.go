@@ -101,11 +101,18 @@ type keyedTimers = map[string]*time.Timer
 // least a keyed user of the runtime pays (one whose callbacks delete their
 // keys would also lock the map).
 func four(b *testing.B, wheel func(b *testing.B, w *deadlines.Wheel), std func(b *testing.B), keyed func(b *testing.B, m keyedTimers), rl func(b *testing.B, tw *timingwheel.TimingWheel)) {
+	fourFrom(b, func() time.Time { return start }, wheel, std, keyed, rl)
+}
+
+// fourFrom is four with the wheel started at origin() (start, or the
+// clock's now for a wheel driven in real time).
+func fourFrom(b *testing.B, origin func() time.Time, wheel func(b *testing.B, w *deadlines.Wheel), std func(b *testing.B), keyed func(b *testing.B, m keyedTimers), rl func(b *testing.B, tw *timingwheel.TimingWheel)) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("wheel/%d", n), func(b *testing.B) {
-			w := deadlines.NewWheel(time.Millisecond, start)
+			at := origin()
+			w := deadlines.NewWheel(time.Millisecond, at)
 			for i, k := range pendingKeys[:n] {
-				w.Push(k, "pending", start.Add(horizon+time.Duration(i)*time.Microsecond), nil)
+				w.Push(k, "pending", at.Add(horizon+time.Duration(i)*time.Microsecond), nil)
 			}
 			measure(b, func(b *testing.B) { wheel(b, w) })
 		})
@@ -338,6 +345,48 @@ func pushFire(keys []string) func(b *testing.B, w *deadlines.Wheel) {
 			due = w.Advance(now, due[:0])
 			pending -= len(due)
 		}
+	}
+}
+
+// BenchmarkPushFireRealWarm and BenchmarkPushFireRealCold are push+fire
+// with the wheel driven in real time, as the scheduler's runner drives it:
+// each push at the clock's now plus its delay, and after each batch the
+// wheel waits on a runtime timer until Next and advances to the clock's
+// now, until the batch has fired. The runtime and RussellLuo fire in real
+// time (each timer on the runtime's timer machinery, a callback
+// goroutine each); in BenchmarkPushFireWarm and Cold the wheel's time is
+// simulated and costs no wait.
+func BenchmarkPushFireRealWarm(b *testing.B) {
+	fourFrom(b, time.Now, pushFireReal(warmKeys), stdPushFire, nil, rlPushFire)
+}
+func BenchmarkPushFireRealCold(b *testing.B) {
+	fourFrom(b, time.Now, pushFireReal(coldKeys), stdPushFire, nil, rlPushFire)
+}
+
+func pushFireReal(keys []string) func(b *testing.B, w *deadlines.Wheel) {
+	return func(b *testing.B, w *deadlines.Wheel) {
+		var due []deadlines.Deadline
+		pending := 0
+		t := time.NewTimer(time.Hour)
+		defer t.Stop()
+		fire := func() {
+			for pending > 0 {
+				next, _ := w.Next()
+				if d := time.Until(next); d > 0 {
+					t.Reset(d)
+					<-t.C
+				}
+				due = w.Advance(time.Now(), due[:0])
+				pending -= len(due)
+			}
+		}
+		for i := 0; b.Loop(); i++ {
+			w.Push(keys[i&(len(keys)-1)], "burst", time.Now().Add(time.Duration(i%16+1)*time.Millisecond), nil)
+			if pending++; pending == batch {
+				fire()
+			}
+		}
+		fire()
 	}
 }
 

@@ -25,6 +25,8 @@ var ops = []op{
 	{"ReArmShuffled65536", "re-arm across 65,536 keys, shuffled", 1.0},
 	{"PushFireWarm", "push+fire, warm (4,096 keys)", 0.5},
 	{"PushFireCold", "push+fire, cold (65,536 keys)", 0.5},
+	{"PushFireRealWarm", "push+fire, warm, the wheel in real time", 0.5},
+	{"PushFireRealCold", "push+fire, cold, the wheel in real time", 0.5},
 }
 
 var sizes = []string{"1000", "100000", "1000000"}
