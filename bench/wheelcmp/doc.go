@@ -27,6 +27,13 @@
 //     whole process, from getrusage: the runtime's timer goroutines and
 //     RussellLuo's ticking goroutine count), reported as cpu-ns/op; ns/op
 //     of the real-time columns is mostly waiting.
+//   - push+fire with the wheel in real time, warm and cold: the same
+//     batches, but the wheel is driven as the scheduler's runner drives it:
+//     each push at the clock's now plus its delay, then a wait on a
+//     runtime timer until Next and an Advance to the clock's now, until
+//     the batch has fired. Its CPU time counts the wheel's sleeps and
+//     wake-ups, as the runtime's and RussellLuo's columns count theirs;
+//     the simulated rows above leave them out.
 //
 // The runtime column is the runtime's timers as the benchmark hands them
 // over: the timer itself (Timer.Reset of ts[j]) or a new one, where the
