@@ -94,3 +94,22 @@ func putPageBuffer(b *[]byte) {
 		pageBuffers.Put(b)
 	}
 }
+
+// The deadlines of a page come into a slice of their own pool, for the
+// same reason: a page of 1,000 read into a new slice was ~100 KB of
+// garbage, a third of what a page cost (most of the rest is LevelDB's
+// blocks, read anew for each page). A slice is cleared before it goes
+// back, so that it holds no key of the page it served; one longer than
+// MaxDeadlinePage+1 (none is) would be dropped.
+var pageDeadlines = sync.Pool{New: func() any { return new([]deadlines.Deadline) }}
+
+func getPageDeadlines() *[]deadlines.Deadline { return pageDeadlines.Get().(*[]deadlines.Deadline) }
+
+func putPageDeadlines(ds *[]deadlines.Deadline) {
+	if cap(*ds) > MaxDeadlinePage+1 {
+		return
+	}
+	clear((*ds)[:cap(*ds)])
+	*ds = (*ds)[:0]
+	pageDeadlines.Put(ds)
+}

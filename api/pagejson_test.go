@@ -44,3 +44,26 @@ func TestDeadlinePageJSONIsEncodingJSONs(t *testing.T) {
 		t.Error("a year before 0 written by hand; encoding/json refuses it")
 	}
 }
+
+// A page's slice goes back to its pool empty and cleared: it holds no key
+// of the page it served (the keys' memory is free once the page is
+// written), and a slice too long for any page is not kept.
+func TestPageDeadlinesGoBackCleared(t *testing.T) {
+	ds := &[]deadlines.Deadline{{Key: "reminder/a", Kind: "reminder"}, {Key: "reminder/b"}}
+	*ds = (*ds)[:1]
+	putPageDeadlines(ds)
+	if len(*ds) != 0 {
+		t.Fatalf("a slice of %d went back", len(*ds))
+	}
+	for i, d := range (*ds)[:cap(*ds)] {
+		if d.Key != "" || d.Kind != "" {
+			t.Errorf("deadline %d still holds %q", i, d.Key)
+		}
+	}
+	long := make([]deadlines.Deadline, 1, MaxDeadlinePage+2)
+	long[0].Key = "reminder/c"
+	putPageDeadlines(&long)
+	if long[0].Key != "reminder/c" {
+		t.Error("a slice longer than any page was cleared for the pool")
+	}
+}

@@ -63,10 +63,13 @@ func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) error {
 	if limit == 0 {
 		return badf("query parameter limit=0: want 1..%d deadlines a page", MaxDeadlinePage)
 	}
-	page, more, err := s.records.DeadlinePage(q.Get("prefix"), q.Get("after"), limit)
+	ds := getPageDeadlines()
+	defer putPageDeadlines(ds)
+	page, more, err := s.records.AppendDeadlinePage(*ds, q.Get("prefix"), q.Get("after"), limit)
 	if err != nil {
 		return err
 	}
+	*ds = page
 	next := ""
 	if more {
 		next = page[len(page)-1].Key

@@ -33,11 +33,11 @@ type Records interface {
 	Alerts(limit int) ([]wakewheel.Alert, error)
 	Fires(afterSeq uint64, limit int) ([]wakewheel.Fire, error)
 	LastFires(limit int) ([]wakewheel.Fire, error)
-	// DeadlinePage is up to limit persisted deadlines whose key starts with
-	// prefix and sorts after the cursor after, in key order, from one
-	// consistent snapshot, without the engine's loop; more says whether
-	// others follow.
-	DeadlinePage(prefix, after string, limit int) (_ []deadlines.Deadline, more bool, _ error)
+	// AppendDeadlinePage is up to limit persisted deadlines whose key
+	// starts with prefix and sorts after the cursor after, in key order,
+	// from one consistent snapshot, without the engine's loop, written into
+	// dst[:0]; more says whether others follow.
+	AppendDeadlinePage(dst []deadlines.Deadline, prefix, after string, limit int) (_ []deadlines.Deadline, more bool, _ error)
 	Sync() error
 }
 

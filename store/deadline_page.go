@@ -35,8 +35,16 @@ type overlayEntry struct {
 // order, and whether more follow. The next page's cursor is the last key
 // returned.
 func (db *DB) DeadlinePage(prefix, after string, limit int) (_ []deadlines.Deadline, more bool, err error) {
+	return db.AppendDeadlinePage(nil, prefix, after, limit)
+}
+
+// AppendDeadlinePage is DeadlinePage writing the page into dst[:0] (grown
+// when it is too short): a caller that lists page after page reuses one
+// slice instead of a new one of limit+1 deadlines (~100 KB at 1,000) each
+// time, which was a third of a listing's garbage.
+func (db *DB) AppendDeadlinePage(dst []deadlines.Deadline, prefix, after string, limit int) (_ []deadlines.Deadline, more bool, err error) {
 	if limit <= 0 {
-		return nil, false, nil
+		return dst[:0], false, nil
 	}
 	if err := db.gate.enter(); err != nil {
 		return nil, false, err
@@ -75,7 +83,10 @@ func (db *DB) DeadlinePage(prefix, after string, limit int) (_ []deadlines.Deadl
 	defer it.Release()
 
 	var dec deadlineDecoder
-	out := make([]deadlines.Deadline, 0, min(limit, 1024)+1)
+	out := dst[:0]
+	if cap(out) == 0 {
+		out = make([]deadlines.Deadline, 0, min(limit, 1024)+1)
+	}
 	stored := it.Next()
 	for len(out) <= limit {
 		var d deadlines.Deadline

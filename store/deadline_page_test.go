@@ -10,6 +10,7 @@ import (
 
 	"github.com/syndtr/goleveldb/leveldb/storage"
 	wakewheel "github.com/wakewheel/wakewheel"
+	"github.com/wakewheel/wakewheel/deadlines"
 )
 
 // TestDeadlinePageMatchesModel pages through the store after random puts,
@@ -60,8 +61,13 @@ func TestDeadlinePageMatchesModel(t *testing.T) {
 		slices.Sort(want)
 		var got []string
 		after := ""
+		var reused []deadlines.Deadline // odd rounds: each page into the last one's slice
 		for pages := 0; ; pages++ {
 			page, more, err := db.DeadlinePage(prefix, after, limit)
+			if round%2 == 1 {
+				page, more, err = db.AppendDeadlinePage(reused, prefix, after, limit)
+				reused = page
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,5 +109,28 @@ func TestDeadlinePageCursorOutsidePrefix(t *testing.T) {
 		if err != nil || more || len(page) != c.want {
 			t.Errorf("after %q: %d deadlines (more %v, err %v), want %d", c.after, len(page), more, err, c.want)
 		}
+	}
+}
+
+// AppendDeadlinePage writes the page over what dst held, in dst's own
+// array when it has room: a listing reuses one slice page after page.
+func TestAppendDeadlinePageReusesItsSlice(t *testing.T) {
+	db := mustOpen(t, func(o Options) (*DB, error) { return OpenStorage(storage.NewMemStorage(), o) }, manual)
+	for i := range 10 {
+		db.PutDeadline(dl(fmt.Sprintf("r/%02d", i), time.Duration(i)*time.Second))
+	}
+	dst := make([]deadlines.Deadline, 3, 8)
+	dst[0] = dl("stale/0", 0)
+	page, more, err := db.AppendDeadlinePage(dst, "r/", "r/04", 3)
+	if err != nil || !more || len(page) != 3 || &page[0] != &dst[0] {
+		t.Fatalf("page %v more %v err %v; in dst's array: %v", page, more, err, len(page) > 0 && &page[0] == &dst[0])
+	}
+	for i, d := range page {
+		if want := fmt.Sprintf("r/%02d", 5+i); d.Key != want {
+			t.Errorf("deadline %d is %s, want %s", i, d.Key, want)
+		}
+	}
+	if page, _, _ := db.AppendDeadlinePage(dst, "r/", "", 0); len(page) != 0 {
+		t.Errorf("limit 0 gave %d deadlines", len(page))
 	}
 }

@@ -146,6 +146,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 	front.Ready(d.srv)
 	settleGC()
 	log.Info().Str("socket", cfg.Engine.SocketPath).Msg("ready")
+	defer startDebugTrace(log)()
 
 	select {
 	case err := <-front.Served():

@@ -16,7 +16,9 @@
 // the binary and any -against binaries (each on a copy of one store, all
 // running, measured in turns), beside each the daemon's own runtime timer
 // and a runtime timer in a quiet child process (-only sampler): the
-// machine's part, at the same moments.
+// machine's part, at the same moments. The 10 callers run in a child
+// process of their own (-only callers), so that the probes' process times
+// its posts with no caller ahead of it in its own runtime.
 //
 // It is a benchmark, not a test: it prints numbers and judges nothing. Run
 // it through `make bench-scale` (it needs the built binary).

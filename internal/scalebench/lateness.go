@@ -105,6 +105,7 @@ func runLateness(bin, work string, n, probes, turns int, against string) error {
 			wall := time.Since(m)
 			busy[i].cpu += (d.cpu() - cpu0).Seconds() / wall.Seconds()
 			busy[i].selfCPU += (selfCPU() - self0).Seconds() / wall.Seconds()
+			busy[i].callersCPU += p.callersCPU.Seconds() / wall.Seconds()
 			busy[i].wait += (d.runDelay() - wait0).Seconds() / wall.Seconds()
 			busy[i].statusRate += p.rates.status
 			busy[i].pageRate += p.rates.pages
@@ -113,8 +114,8 @@ func runLateness(bin, work string, n, probes, turns int, against string) error {
 	}
 	fmt.Printf("load average at the end %s\n", loadAverage())
 	for i, v := range vs {
-		fmt.Printf("%s under the callers: the daemon used %.2f cores and its threads waited %.2f s a second for a CPU; this process (callers and probes) used %.2f cores; the callers got %.0f status answers and %.0f pages a second\n",
-			v.label, busy[i].cpu/float64(turns), busy[i].wait/float64(turns), busy[i].selfCPU/float64(turns), busy[i].statusRate/float64(turns), busy[i].pageRate/float64(turns))
+		fmt.Printf("%s under the callers: the daemon used %.2f cores and its threads waited %.2f s a second for a CPU; the callers' process used %.2f cores, this one (the probes) %.2f; the callers got %.0f status answers and %.0f pages a second\n",
+			v.label, busy[i].cpu/float64(turns), busy[i].wait/float64(turns), busy[i].callersCPU/float64(turns), busy[i].selfCPU/float64(turns), busy[i].statusRate/float64(turns), busy[i].pageRate/float64(turns))
 	}
 	fmt.Println()
 	fmt.Println("| daemon | phase | reminder lateness p50 / p99 / max | its runtime timer p50 / p99 | quiet process's timer p50 / p99 | reminder p99 ÷ quiet p99 | post p50 / p99 | post p99 ÷ no callers |")
@@ -136,7 +137,7 @@ func runLateness(bin, work string, n, probes, turns int, against string) error {
 // probeSet pools the raw samples of several phases.
 type probeSet struct {
 	late, post, timer, quiet []time.Duration
-	cpu, selfCPU             float64 // cores used by the daemon and by this process, summed over the phases
+	cpu, selfCPU, callersCPU float64 // cores used by the daemon, this process and the callers' one, summed over the phases
 	wait                     float64 // the daemon's threads' time waiting for a CPU a second, summed likewise
 	statusRate, pageRate     float64 // the callers' status answers and pages a second, summed likewise
 }

@@ -4,16 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,7 +32,15 @@ func main() {
 	against := flag.String("against", "", "-only lateness: more daemons measured in turns with -bin, label=BIN or label=K=V,K=V:BIN, separated by ';'")
 	turns := flag.Int("turns", 10, "with -only lateness: the turns each daemon takes through its two phases (probes/turns probes each)")
 	keep := flag.Bool("keep", false, "keep the work directory (stores, daemon logs) and print its path")
+	sock := flag.String("sock", "", "with -only callers: the daemon's socket")
 	flag.Parse()
+	if *only == "callers" { // the callers' process of the load phases
+		if err := runCallers(*sock); err != nil {
+			fmt.Fprintln(os.Stderr, "scalebench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *only == "sampler" { // the quiet process of -only lateness
 		if err := runSampler(); err != nil {
 			fmt.Fprintln(os.Stderr, "scalebench:", err)
@@ -446,6 +450,7 @@ type probes struct {
 	late, post, timer dist
 	raw               struct{ late, post, timer []time.Duration }
 	rates             struct{ status, pages float64 } // the callers' answers a second, under load
+	callersCPU        time.Duration                   // the callers' process's CPU time, under load
 }
 
 // probeFires posts n reminders due in 1 ms, one at a time, each followed by
@@ -490,48 +495,27 @@ func probeFires(ctx context.Context, c *api.Client, n int, tag string) probes {
 	return p
 }
 
-// underLoad runs probeFires while 10 callers loop: five on status, five on
-// deadlines pages of 1,000 from scattered places of the listing.
-// The callers' own rate is the probes' calls/s: status calls and pages
-// answered a second.
+// underLoad runs probeFires while 10 callers loop in a process of their
+// own (startCallers): five on status, five on deadlines pages of 1,000
+// from scattered places of the listing. The callers' own rate is the
+// probes' calls/s: status calls and pages answered a second.
 func underLoad(ctx context.Context, d *daemon, n int, tag string) (_ probes, pages int64) {
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var listed, statuses atomic.Int64
 	start := time.Now()
-	for i := range 10 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := 0; ; j++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if i%2 == 0 {
-					if _, err := d.client.Status(ctx); err == nil {
-						statuses.Add(1)
-					}
-					continue
-				}
-				// A whole page is read but not decoded: the callers run on the
-				// same two cores as the daemon, and the measure is the daemon's.
-				after := fmt.Sprintf("%sload-%07d", api.ReminderPrefix, (i*7919+j*104729)%1_000_000)
-				path := "/v1/deadlines?limit=1000&prefix=" + url.QueryEscape(api.ReminderPrefix) + "&after=" + url.QueryEscape(after)
-				if err := d.client.Do(ctx, http.MethodGet, path, nil, nil); err == nil {
-					listed.Add(1)
-				}
-			}
-		}()
+	c, err := startCallers(d.sock)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench: callers:", err)
+		return probes{}, 0
 	}
 	time.Sleep(200 * time.Millisecond)
 	p := probeFires(ctx, d.client, n, tag)
-	close(stop)
-	wg.Wait()
-	p.rates.status = float64(statuses.Load()) / time.Since(start).Seconds()
-	p.rates.pages = float64(listed.Load()) / time.Since(start).Seconds()
-	return p, listed.Load()
+	statuses, listed, cpu, err := c.wait()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench: callers:", err)
+	}
+	p.rates.status = float64(statuses) / time.Since(start).Seconds()
+	p.rates.pages = float64(listed) / time.Since(start).Seconds()
+	p.callersCPU = cpu
+	return p, listed
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/1e6) }
