@@ -3,8 +3,10 @@ package store
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,5 +134,41 @@ func TestAppendDeadlinePageReusesItsSlice(t *testing.T) {
 	}
 	if page, _, _ := db.AppendDeadlinePage(dst, "r/", "", 0); len(page) != 0 {
 		t.Errorf("limit 0 gave %d deadlines", len(page))
+	}
+}
+
+// A long page yields the processor as it reads: with one processor, a
+// goroutine that is ready to run runs many times during a page of 10,000
+// instead of only after it (the engine's loop, woken by a deadline, must
+// not wait for a listing).
+func TestDeadlinePageYieldsAsItReads(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	db := mustOpen(t, func(o Options) (*DB, error) { return OpenStorage(storage.NewMemStorage(), o) }, manual)
+	const n = 10000
+	for i := range n {
+		db.PutDeadline(dl(fmt.Sprintf("r/%05d", i), time.Second))
+	}
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var ran, done atomic.Int64
+	started := make(chan struct{})
+	go func() {
+		close(started)
+		for done.Load() == 0 {
+			ran.Add(1)
+			runtime.Gosched()
+		}
+	}()
+	<-started
+	before := ran.Load()
+	page, _, err := db.DeadlinePage("r/", "", n)
+	during := ran.Load() - before
+	done.Store(1)
+	if err != nil || len(page) != n {
+		t.Fatalf("page of %d, err %v", len(page), err)
+	}
+	if want := int64(n / pageYieldEvery / 2); during < want {
+		t.Fatalf("a ready goroutine ran %d times during a page of %d, want at least %d (a yield every %d deadlines)", during, n, want, pageYieldEvery)
 	}
 }

@@ -114,6 +114,10 @@ func runLateness(bin, work string, n, probes, turns int, against string) error {
 	}
 	fmt.Printf("load average at the end %s\n", loadAverage())
 	for i, v := range vs {
+		m := ds[i].rss()
+		fmt.Printf("%s RSS at the end %.1f MB (peak %.1f MB)\n", v.label, mb(m.rss), mb(m.hwm))
+	}
+	for i, v := range vs {
 		fmt.Printf("%s under the callers: the daemon used %.2f cores and its threads waited %.2f s a second for a CPU; the callers' process used %.2f cores, this one (the probes) %.2f; the callers got %.0f status answers and %.0f pages a second\n",
 			v.label, busy[i].cpu/float64(turns), busy[i].wait/float64(turns), busy[i].callersCPU/float64(turns), busy[i].selfCPU/float64(turns), busy[i].statusRate/float64(turns), busy[i].pageRate/float64(turns))
 	}
