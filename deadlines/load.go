@@ -22,51 +22,42 @@ func Load(tick time.Duration, start time.Time, ds iter.Seq[Deadline]) *Wheel {
 // (the hints are sized once, at the end, and start empty).
 //
 // The key index is what costs: a million keys hash all over a table of
-// megabytes, and an insert in order of arrival misses the caches every
-// time. So while the keys come in strictly ascending order (as a store
-// reads them: then no key can repeat, and none needs looking up) the
-// Loader only notes each entry's hash and slab index, in one of
-// loadBuckets by the hash's top bits, and enters them in the index
-// bucket by bucket: the inserts of a bucket touch one 1/loadBuckets
-// stretch of the table, which stays in the cache. Once Expect has sized
-// the index it does so every flushEvery entries, while the load goes on;
-// without Expect, at the end. A key out of order ends that: the index is
-// completed then, and every later deadline is looked up and inserted one
-// by one (a repeated key replaces its entry).
+// megabytes, and an insert in order of arrival misses the caches (and on a
+// virtual machine the page tables) every time. So while the keys come in
+// strictly ascending order (as a store reads them: then no key can repeat,
+// and none needs looking up) the Loader only notes each entry's hash and
+// slab index, and enters them flushEvery at a time sorted by their hashes'
+// top 16 bits (a radix sort of two passes, counted as they come): the
+// inserts then walk the table from its start to its end, each a line or
+// two after the one before, which the processor fetches ahead. Once Expect
+// has sized the index it does so while the load goes on; without Expect,
+// at the end. A key out of order ends that: the index is completed then,
+// and every later deadline is looked up and inserted one by one (a
+// repeated key replaces its entry).
 //
 // A Loader is the wheel's only user until Wheel: one goroutine.
 type Loader struct {
 	w       *Wheel
 	ordered bool   // every key so far above the one before: the index waits
 	last    string // the key added last, while ordered
-	pending [loadBuckets]pendingHashes
-	waiting int     // entries in pending
-	spare   []chunk // emptied chunks of pending, for reuse
-	room    int     // keys the index has room for (index.reserve's rule); 0: not sized yet
-	entered int32   // while ordered, the slab indices below this are in the index
+	// waiting holds the entries not yet in the index, in order of arrival:
+	// the hash in the high 32 bits, the slab index in the low.
+	waiting []uint64
+	sorted  []uint64       // flush's: waiting sorted by the hash's second byte
+	counts  *[2][256]int32 // waiting counted by the hash's second byte, and by its top byte
+	room    int            // keys the index has room for (index.reserve's rule); 0: not sized yet
+	entered int32          // while ordered, the slab indices below this are in the index
 }
 
-// pendingHashes is one bucket of entries waiting for the index, in chunks
-// of pendingChunk (so a bucket grows without copying, and at most a chunk
-// of it is slack).
-type pendingHashes []chunk
-
-// chunk holds entries waiting for the index: the hash in the high 32
-// bits, the slab index in the low.
-type chunk []uint64
-
-const (
-	loadBuckets  = 256 // by a hash's top 8 bits
-	pendingChunk = 512
-	// flushEvery is how many waiting entries a sized index takes in at
-	// once: 512 KiB of them, 256 a bucket, each bucket's within its 1/256
-	// of the table.
-	flushEvery = 1 << 16
-)
+// flushEvery is how many waiting entries a sized index takes in at once:
+// 1 MiB of them, an eighth of the table of a million keys, so the inserts
+// of a flush fall a line or two apart (the more at once, the closer:
+// measured against 2^16 and 2^18 a flush, BENCHMARKS.md).
+const flushEvery = 1 << 17
 
 // NewLoader starts an empty wheel as NewWheel does.
 func NewLoader(tick time.Duration, start time.Time) *Loader {
-	return &Loader{w: NewWheel(tick, start), ordered: true}
+	return &Loader{w: NewWheel(tick, start), ordered: true, counts: new([2][256]int32)}
 }
 
 // Expect says that the load will hold about n deadlines in all (an
@@ -82,16 +73,24 @@ func (l *Loader) Expect(n int) {
 	}
 }
 
-// resize makes the index one for n keys holding the entries entered so
-// far (the slab indices below l.entered: a load in order frees none).
+// resize makes the index an empty one for n keys; the entries entered so
+// far (the slab indices below l.entered: a load in order frees none) wait
+// for the next flush again, to go in sorted with the rest.
 func (l *Loader) resize(n int) {
 	w := l.w
 	w.index.reserve(n)
 	l.room = roomOf(len(w.index.groups))
 	for i := int32(0); i < l.entered; i++ {
-		e := w.slab.at(i)
-		w.index.insertAt(&w.slab, i, e.hash, w.index.freeSlot(e.hash))
+		l.wait(w.slab.at(i).hash, i)
 	}
+	l.entered = 0
+}
+
+// wait notes entry i, with key hash h, for the next flush.
+func (l *Loader) wait(h uint32, i int32) {
+	l.waiting = append(l.waiting, uint64(h)<<32|uint64(uint32(i)))
+	l.counts[0][uint8(h>>16)]++
+	l.counts[1][h>>24]++
 }
 
 // Add enters one deadline, replacing an earlier one of its key.
@@ -101,13 +100,8 @@ func (l *Loader) Add(d Deadline) {
 	if l.ordered && (w.slab.live == 0 || d.Key > l.last) {
 		i := l.link(d, h)
 		l.last = d.Key
-		b := &l.pending[h>>(32-8)]
-		if n := len(*b); n == 0 || len((*b)[n-1]) == pendingChunk {
-			*b = append(*b, l.newChunk())
-		}
-		c := &(*b)[len(*b)-1]
-		*c = append(*c, uint64(h)<<32|uint64(uint32(i)))
-		if l.waiting++; l.room > 0 && l.waiting >= flushEvery {
+		l.wait(h, i)
+		if l.room > 0 && len(l.waiting) >= flushEvery {
 			l.flush()
 		}
 		return
@@ -129,15 +123,6 @@ func (l *Loader) Add(d Deadline) {
 	w.index.insertAt(&w.slab, i, h, pos)
 }
 
-func (l *Loader) newChunk() chunk {
-	if n := len(l.spare); n > 0 {
-		c := l.spare[n-1]
-		l.spare = l.spare[:n-1]
-		return c
-	}
-	return make(chunk, 0, pendingChunk)
-}
-
 // link makes the entry of d, with key hash h, and links it into its slot.
 func (l *Loader) link(d Deadline, h uint32) int32 {
 	w := l.w
@@ -151,25 +136,44 @@ func (l *Loader) link(d Deadline, h uint32) int32 {
 	return i
 }
 
-// flush enters the waiting entries in the index, bucket by bucket, sizing
-// it first when it has no room for them (twice what it held, so a low
-// estimate costs a few resizes).
+// flush enters the waiting entries in the index in the order of their
+// hashes' top 16 bits, sizing it first when it has no room for them (twice
+// what it held, so a low estimate costs a few resizes).
 func (l *Loader) flush() {
 	w := l.w
 	if live := w.slab.live; live > l.room {
 		l.resize(max(live, 2*l.room))
 	}
-	for b := range l.pending {
-		for _, c := range l.pending[b] {
-			for _, p := range c {
-				h, i := uint32(p>>32), int32(uint32(p))
-				w.index.insertAt(&w.slab, i, h, w.index.freeSlot(h))
-			}
-			l.spare = append(l.spare, c[:0])
-		}
-		l.pending[b] = l.pending[b][:0]
+	if cap(l.sorted) < len(l.waiting) {
+		l.sorted = make([]uint64, len(l.waiting))
 	}
-	l.waiting, l.entered = 0, w.slab.n
+	// a radix sort by the hash's top 16 bits: by the second byte, then
+	// (stably) by the first
+	sorted := l.sorted[:len(l.waiting)]
+	radixPass(sorted, l.waiting, &l.counts[0], 48)
+	radixPass(l.waiting, sorted, &l.counts[1], 56)
+	for _, p := range l.waiting {
+		h, i := uint32(p>>32), int32(uint32(p))
+		w.index.insertAt(&w.slab, i, h, w.index.freeSlot(h))
+	}
+	*l.counts = [2][256]int32{}
+	l.waiting, l.entered = l.waiting[:0], w.slab.n
+}
+
+// radixPass puts the entries of src into dst in the order of their byte
+// at bit shift, keeping the order of src among equal bytes; counts counts
+// src by that byte.
+func radixPass(dst, src []uint64, counts *[256]int32, shift uint) {
+	at := int32(0)
+	for b, n := range counts { // counts become each byte's start
+		counts[b] = at
+		at += n
+	}
+	for _, p := range src {
+		c := &counts[uint8(p>>shift)]
+		dst[*c] = p
+		*c++
+	}
 }
 
 // Len is the number of deadlines held so far.
@@ -182,6 +186,7 @@ func (l *Loader) Wheel() *Wheel {
 		l.flush()
 		if live := l.w.slab.live; live <= roomOf(len(l.w.index.groups)/2) { // an estimate too large
 			l.resize(live)
+			l.flush()
 		}
 	}
 	w := l.w
