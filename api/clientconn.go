@@ -45,6 +45,9 @@ type clientConn struct {
 	br     *bufio.Reader
 	since  time.Time // idle since
 	stream bool      // switched to the post stream
+	// deadline is the connection's read and write deadline, set at armed
+	// (zero when it came from a caller's context).
+	deadline, armed time.Time
 }
 
 // refusedUpgrade is the daemon's answer to a stream's upgrade when it is
@@ -168,17 +171,44 @@ func (p *connPool) put(cn *clientConn) {
 
 // bound ends the connection's reads and writes at ctx's deadline (or
 // after RequestTimeout and a margin), and at once when ctx is cancelled,
-// until stop is called.
+// until stop is called. Without a deadline of ctx's the connection's is
+// moved at most once a second (a deadline change is a timer's), and a
+// context that cannot be cancelled gets no hook.
 func (cn *clientConn) bound(ctx context.Context) (stop func() bool, err error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
-		deadline = time.Now().Add(RequestTimeout + 5*time.Second)
+		now := time.Now()
+		if now.Sub(cn.armed) < rearmEvery {
+			deadline = cn.deadline
+		} else {
+			deadline, cn.armed = now.Add(RequestTimeout+5*time.Second), now
+		}
+	} else {
+		cn.armed = time.Time{}
 	}
-	if err := cn.c.SetDeadline(deadline); err != nil {
-		return nil, err
+	if !deadline.Equal(cn.deadline) {
+		if err := cn.c.SetDeadline(deadline); err != nil {
+			return nil, err
+		}
+		cn.deadline = deadline
 	}
-	return context.AfterFunc(ctx, func() { cn.c.SetDeadline(farPast) }), nil
+	if ctx.Done() == nil {
+		return noStop, nil
+	}
+	unhook := context.AfterFunc(ctx, func() { cn.c.SetDeadline(farPast) })
+	return func() bool {
+		if unhook() {
+			return true
+		}
+		cn.deadline = farPast // set again at the next use
+		return false
+	}, nil
 }
+
+// rearmEvery is how often a connection's own deadline is moved.
+const rearmEvery = time.Second
+
+func noStop() bool { return true }
 
 // upgrade switches the connection to the post stream; an answer other
 // than 101 comes back as *refusedUpgrade.

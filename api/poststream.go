@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -47,7 +48,7 @@ import (
 // the daemon's before it sent anything. A length out of bounds is answered
 // (400 for 0, 413 over MaxRequestBytes) and the connection closed, since
 // the stream cannot be found again after it. An idle stream is closed
-// after RequestTimeout, like an idle HTTP connection. Shutdown ends idle
+// after RequestTimeout (within a second), like an idle HTTP connection. Shutdown ends idle
 // streams at once, lets every post in flight answer, and waits for them.
 // A daemon that does not know the route (404) is posted to over HTTP
 // (clientconn.go).
@@ -78,14 +79,22 @@ func (h obligationRoutes) stream(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("api: take over the connection for the post stream: %w", err)
 	}
-	h.srv.streams.serve(c, rw.Reader, func(body, out []byte) (int, []byte) { return h.postAnswer(body, out) })
+	in := io.Reader(rw.Reader)
+	if rw.Reader.Buffered() == 0 { // read the connection itself, without net/http's reader between
+		in = bufio.NewReaderSize(c, streamBuffer)
+	}
+	h.srv.streams.serve(c, in, h.postAnswer)
 	return nil
 }
 
-// postAnswer serves one post of the stream: its answer's status, and its
-// JSON appended to out (whose array may hold body: it is written only
-// once body is read).
-func (h obligationRoutes) postAnswer(body, out []byte) (status int, reply []byte) {
+// streamBuffer is a stream's read buffer: a post's frame is read whole
+// by one read when it fits.
+const streamBuffer = 4096
+
+// postAnswer serves one post of the stream within ctx: its answer's
+// status, and its JSON appended to out (whose array may hold body: it is
+// written only once body is read).
+func (h obligationRoutes) postAnswer(ctx context.Context, body, out []byte) (status int, reply []byte) {
 	front := len(out)
 	defer func() {
 		if p := recover(); p != nil {
@@ -95,8 +104,6 @@ func (h obligationRoutes) postAnswer(body, out []byte) (status int, reply []byte
 		}
 	}()
 	h.srv.traffic("post")
-	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
-	defer cancel()
 	res, err := h.postOne(ctx, body)
 	if err != nil {
 		status, code, msg := h.srv.failure(err)
@@ -118,18 +125,27 @@ type postStream struct {
 	c       net.Conn
 	mu      sync.Mutex
 	stopped bool // Shutdown began: read no further post
+	// armed is when the read deadline and ctx were last set, both
+	// RequestTimeout after it: a post waits at most that long, and an idle
+	// stream is closed RequestTimeout after its last post, give or take
+	// rearmEvery (a deadline moved for every post costs a timer's change
+	// each time).
+	armed  time.Time
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // serve reads posts from r (c, or a reader buffering it) and writes their
 // answers to c until the client closes it, it idles past RequestTimeout, a
 // frame is malformed, or Shutdown.
-func (ss *streamSet) serve(c net.Conn, r io.Reader, post func(body, out []byte) (int, []byte)) {
+func (ss *streamSet) serve(c net.Conn, r io.Reader, post func(ctx context.Context, body, out []byte) (int, []byte)) {
 	defer c.Close()
 	st := &postStream{c: c}
 	if !ss.add(st) {
 		return
 	}
 	defer ss.remove(st)
+	defer st.disarm()
 	if _, err := c.Write(switched); err != nil {
 		return
 	}
@@ -156,7 +172,7 @@ func (ss *streamSet) serve(c net.Conn, r io.Reader, post func(body, out []byte) 
 		if _, err := io.ReadFull(r, b[answerHeader:]); err != nil {
 			return
 		}
-		status, out := post(b[answerHeader:], b[:answerHeader])
+		status, out := post(st.ctx, b[answerHeader:], b[:answerHeader])
 		*buf = out
 		if _, err := c.Write(frameAnswer(out, status)); err != nil {
 			return
@@ -171,14 +187,34 @@ func frameAnswer(out []byte, status int) []byte {
 	return out
 }
 
-// arm bounds the wait for the next post, unless Shutdown began.
+// arm bounds the wait for the next post and the post itself, unless
+// Shutdown began; the bounds move at most every rearmEvery.
 func (st *postStream) arm() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.stopped {
 		return false
 	}
-	return st.c.SetReadDeadline(time.Now().Add(RequestTimeout)) == nil
+	now := time.Now()
+	if now.Sub(st.armed) < rearmEvery {
+		return true
+	}
+	if st.c.SetReadDeadline(now.Add(RequestTimeout)) != nil {
+		return false
+	}
+	if st.cancel != nil {
+		st.cancel() // no post is in flight between two
+	}
+	st.armed = now
+	st.ctx, st.cancel = context.WithDeadline(context.Background(), now.Add(RequestTimeout))
+	return true
+}
+
+// disarm releases the stream's context.
+func (st *postStream) disarm() {
+	if st.cancel != nil {
+		st.cancel()
+	}
 }
 
 // stop ends the stream's wait for a post at once, and the read of a post
