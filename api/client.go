@@ -68,7 +68,10 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, has
 }
 
 func (c *Client) sendOnce(ctx context.Context, method, path string, body []byte, hasBody bool, decode func([]byte) error) error {
-	status, data, err := c.conns.exchange(ctx, method, path, body, hasBody)
+	var answered error
+	err := c.conns.exchange(ctx, method, path, body, hasBody, func(status int, data []byte) {
+		answered = answerOf(method, path, status, data, decode)
+	})
 	if err != nil {
 		if errors.Is(err, ErrUntrustedDaemon) {
 			return err
@@ -78,6 +81,12 @@ func (c *Client) sendOnce(ctx context.Context, method, path string, body []byte,
 		}
 		return fmt.Errorf("api: %s %s: %w", method, path, err)
 	}
+	return answered
+}
+
+// answerOf is what an answer means: an error answer as *Error, a success
+// handed to decode.
+func answerOf(method, path string, status int, data []byte, decode func([]byte) error) error {
 	if status >= 300 {
 		var e Error
 		if json.Unmarshal(data, &e) == nil && e.Err.Message != "" {

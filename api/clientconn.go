@@ -48,7 +48,15 @@ type clientConn struct {
 	// deadline is the connection's read and write deadline, set at armed
 	// (zero when it came from a caller's context).
 	deadline, armed time.Time
+	answer          []byte // a post's answer is read into it
 }
+
+// A post stream's answer buffer: one that fits most answers, and the most
+// kept once an answer was large.
+const (
+	minAnswer     = 1024
+	maxKeptAnswer = 64 << 10
+)
 
 // refusedUpgrade is the daemon's answer to a stream's upgrade when it is
 // not 101: an answer to the post (loading, stopping), or 404 from a daemon
@@ -60,9 +68,10 @@ type refusedUpgrade struct {
 
 func (r *refusedUpgrade) Error() string { return fmt.Sprintf("post stream refused: HTTP %d", r.status) }
 
-// exchange sends one request and returns the answer's status and body; a
-// post (POST /v1/obligations) goes on a post stream, unless its body is
-// over MaxRequestBytes (HTTP answers that) or the daemon has no stream.
+// exchange sends one request and hands the answer's status and body to
+// answer, whose data is the connection's until answer returns; a post
+// (POST /v1/obligations) goes on a post stream, unless its body is over
+// MaxRequestBytes (HTTP answers that) or the daemon has no stream.
 // A request on a reused connection that the daemon had closed (it
 // restarted, or it timed the connection out) is sent once more on a new
 // one: nothing of it was answered. A live daemon answers every request
@@ -71,21 +80,22 @@ func (r *refusedUpgrade) Error() string { return fmt.Sprintf("post stream refuse
 // before the re-send could see it twice; a post is idempotent by its id
 // (Client.Post's own retries rely on that), an ack up to a sequence number
 // and a push to a time by their effect.
-func (p *connPool) exchange(ctx context.Context, method, path string, body []byte, hasBody bool) (int, []byte, error) {
+func (p *connPool) exchange(ctx context.Context, method, path string, body []byte, hasBody bool, answer func(status int, data []byte)) error {
 	stream := method == http.MethodPost && path == postPath && len(body) <= MaxRequestBytes && !p.httpPosts.Load()
 	for attempt := 0; ; attempt++ {
 		cn, reused, err := p.get(ctx, stream)
-		var refused *refusedUpgrade
-		if errors.As(err, &refused) {
+		if err != nil {
+			var refused *refusedUpgrade
+			if !errors.As(err, &refused) {
+				return err
+			}
 			if refused.status != http.StatusNotFound {
-				return refused.status, refused.data, nil
+				answer(refused.status, refused.data)
+				return nil
 			}
 			p.httpPosts.Store(true)
 			stream, attempt = false, -1
 			continue
-		}
-		if err != nil {
-			return 0, nil, err
 		}
 		var status int
 		var data []byte
@@ -96,18 +106,22 @@ func (p *connPool) exchange(ctx context.Context, method, path string, body []byt
 		} else {
 			status, data, keep, answered, err = cn.exchange(ctx, method, path, body, hasBody)
 		}
-		if err == nil && keep {
-			p.put(cn)
-		} else {
-			cn.c.Close()
+		if err == nil {
+			answer(status, data)
+			if keep {
+				p.put(cn)
+			} else {
+				cn.c.Close()
+			}
+			return nil
 		}
-		if err != nil && ctx.Err() != nil {
-			return 0, nil, ctx.Err()
+		cn.c.Close()
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if err != nil && reused && !answered && attempt == 0 {
-			continue
+		if !reused || answered || attempt > 0 {
+			return err
 		}
-		return status, data, err
 	}
 }
 
@@ -236,8 +250,9 @@ func (cn *clientConn) upgrade(ctx context.Context) error {
 	return &refusedUpgrade{status: resp.StatusCode, data: data}
 }
 
-// post sends one post on the stream and reads its answer; answered says
-// that some of the answer arrived.
+// post sends one post on the stream and reads its answer, into the
+// connection's buffer (the answer is valid until its next use); answered
+// says that some of the answer arrived.
 func (cn *clientConn) post(ctx context.Context, body []byte) (status int, data []byte, answered bool, err error) {
 	stop, err := cn.bound(ctx)
 	if err != nil {
@@ -260,7 +275,10 @@ func (cn *clientConn) post(ctx context.Context, body []byte) (status int, data [
 	if n > maxAnswer {
 		return 0, nil, true, fmt.Errorf("an answer of %d bytes is over the client's limit of %d", n, maxAnswer)
 	}
-	data = make([]byte, n)
+	if cap(cn.answer) < int(n) || cap(cn.answer) > maxKeptAnswer {
+		cn.answer = make([]byte, max(n, minAnswer))
+	}
+	data = cn.answer[:n]
 	if _, err := io.ReadFull(cn.br, data); err != nil {
 		return 0, nil, true, fmt.Errorf("read answer: %w", err)
 	}

@@ -126,6 +126,9 @@ func loadingError(ls LoadState) error {
 
 // isLoading reports whether err is a daemon's "loading" answer.
 func isLoading(err error) bool {
+	if err == nil {
+		return false
+	}
 	var e *Error
 	return errors.As(err, &e) && e.Err.Code == "loading"
 }

@@ -24,7 +24,10 @@ func (c *Client) Post(ctx context.Context, req PostRequest) (PostResult, error) 
 	if own {
 		req.ID = NewPostID()
 	}
-	body := appendPostRequest(make([]byte, 0, 128+len(req.Body)), &req)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	body := appendPostRequest((*buf)[:0], &req)
+	*buf = body
 	var out PostResult
 	n, err := withRetry(ctx, func() error {
 		return c.send(ctx, http.MethodPost, "/v1/obligations", body, true, func(data []byte) error {

@@ -36,7 +36,8 @@ func appendPostAnswer(b []byte, res *PostResult) []byte {
 	if out, ok := appendPostResult(b, res); ok {
 		return out
 	}
-	j, _ := json.Marshal(res) // a time out of range: encoding/json's error, as writeJSON's
+	r := *res                // only this branch's copy goes to the heap
+	j, _ := json.Marshal(&r) // a time out of range: encoding/json's error, as writeJSON's
 	return append(append(b, j...), '\n')
 }
 
@@ -47,10 +48,11 @@ func appendPostAnswer(b []byte, res *PostResult) []byte {
 func (h obligationRoutes) postOne(ctx context.Context, body []byte) (PostResult, error) {
 	req, ok := parsePostRequest(body)
 	if !ok {
-		req = PostRequest{}
-		if err := decodeJSON(body, &req); err != nil {
+		var slow PostRequest // only this branch's goes to the heap
+		if err := decodeJSON(body, &slow); err != nil {
 			return PostResult{}, err
 		}
+		req = slow
 	}
 	o := ob.Obligation{Lane: req.Lane, ID: req.ID, Class: ob.Class(req.Class), Body: req.Body,
 		Locator: req.Locator, Key: req.Key, Canary: req.Canary}
