@@ -65,11 +65,18 @@ func (db *DB) Delete(ns, key string, sync bool) error {
 // Write applies ops atomically, in order, as one batch.
 func (db *DB) Write(sync bool, ops ...Op) error {
 	raw := make([]rawOp, len(ops))
-	for i, op := range ops {
+	n := 0
+	for _, op := range ops {
 		if err := checkNamespace(op.NS); err != nil {
 			return err
 		}
-		raw[i] = rawOp{key: genericKey(op.NS, op.Key), val: op.Value, del: op.Delete}
+		n += len(genericPrefix) + len(op.NS) + 1 + len(op.Key)
+	}
+	keys := make([]byte, 0, n) // every key, one after another
+	for i, op := range ops {
+		from := len(keys)
+		keys = append(append(append(append(keys, genericPrefix...), op.NS...), '/'), op.Key...)
+		raw[i] = rawOp{key: keys[from:len(keys):len(keys)], val: op.Value, del: op.Delete}
 	}
 	if len(raw) == 0 {
 		return nil

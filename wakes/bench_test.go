@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,7 +55,7 @@ func benchGrouped(b *testing.B, posters int) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	for range posters {
 		wg.Add(1)
 		go func() {
@@ -79,6 +80,15 @@ func benchGrouped(b *testing.B, posters int) {
 	st := r.db.Stats()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "posts/s")
 	b.ReportMetric(float64(b.N)/float64(st.SyncedCommits-before.SyncedCommits), "posts/fsync")
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// processCPU is the process's user and system CPU time: what a post costs
+// whatever else the machine runs.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func benchRaw(b *testing.B, writers int) {

@@ -55,6 +55,10 @@ type pipeline struct {
 	kick    chan struct{}
 	closing chan struct{}
 	stopped chan struct{}
+	// the committing batch's ops, mutations and wakes (commit)
+	ops   []store.Op
+	muts  []deadlines.Mutation
+	wakes []ob.Wake
 }
 
 func newPipeline(s *Service) *pipeline {
@@ -141,11 +145,13 @@ func (p *pipeline) run() {
 	}
 }
 
-// commit does one batch: write, deadline mutations, wakes, answers.
+// commit does one batch: write, deadline mutations, wakes, answers. The
+// batch's ops, mutations and wakes are gathered in the pipeline's own
+// slices (only its goroutine commits), kept from batch to batch: each is
+// done with when its step returns (the store copies what it writes, the
+// engine what it applies, a wake is handed on by value).
 func (p *pipeline) commit(batch []*item) {
-	var ops []store.Op
-	var muts []deadlines.Mutation
-	var wakes []ob.Wake
+	ops, muts, wakes := p.ops[:0], p.muts[:0], p.wakes[:0]
 	sync := false
 	for _, it := range batch {
 		ops = append(ops, it.ops...)
@@ -153,6 +159,12 @@ func (p *pipeline) commit(batch []*item) {
 		wakes = append(wakes, it.wakes...)
 		sync = sync || (it.sync && len(it.ops) > 0)
 	}
+	defer func() {
+		clear(ops) // drop what they point to
+		clear(muts)
+		clear(wakes)
+		p.ops, p.muts, p.wakes = keep(ops), keep(muts), keep(wakes)
+	}()
 	if len(ops) > 0 {
 		if err := p.s.db.Write(sync, ops...); err != nil {
 			p.s.recoverFrom(err, batch)
@@ -168,6 +180,15 @@ func (p *pipeline) commit(batch []*item) {
 	for _, it := range batch {
 		it.done <- nil
 	}
+}
+
+// keep returns s emptied for the next batch, or nil once it is larger
+// than batches need (one big batch does not hold its memory for ever).
+func keep[T any](s []T) []T {
+	if cap(s) > 4*MaxBatch {
+		return nil
+	}
+	return s[:0]
 }
 
 // apply hands the deadline mutations to the runner once it is attached. A

@@ -33,8 +33,6 @@ const (
 	ledgerNextKey     = "next"
 )
 
-func ledgerKey(seq uint64) string { return fmt.Sprintf("%s%020d", ledgerEntryPrefix, seq) }
-
 func loadLedgerNext(db Store) (uint64, error) {
 	var next uint64
 	err := db.Scan(LedgerNS, ledgerNextKey, func(key string, val []byte) error {
@@ -54,25 +52,42 @@ func loadLedgerNext(db Store) (uint64, error) {
 // one batch of store ops. The caller holds mu (it numbers ledger entries).
 func (s *Service) itemOf(eff ob.Effects) *item {
 	it := &item{sync: eff.Sync, muts: eff.Deadlines, wakes: eff.Wakes, done: make(chan error, 1)}
+	n := len(eff.Records) + len(eff.Deletes) + len(eff.Ledger)
+	if len(eff.Ledger) > 0 {
+		n++
+	}
+	it.ops = make([]store.Op, 0, n)
 	for _, r := range eff.Records {
 		it.ops = append(it.ops, store.PutOp(RecordNS, r.Key(), ob.Encode(r)))
 	}
 	for _, key := range eff.Deletes {
 		it.ops = append(it.ops, store.DeleteOp(RecordNS, key))
 	}
+	// The entries' values and the counter take one buffer, one after
+	// another: free is what is left of it (an append that outgrows it
+	// moves on to a new one and leaves the values written where they are).
+	free := make([]byte, 0, entryRoom*len(eff.Ledger)+8)
 	for i := range eff.Ledger {
-		val, err := json.Marshal(&eff.Ledger[i])
-		if err != nil {
-			continue // an Entry of plain fields always marshals
+		val, ok := appendEntry(free, &eff.Ledger[i])
+		if !ok {
+			j, err := json.Marshal(&eff.Ledger[i])
+			if err != nil {
+				continue // a time encoding/json refuses: no entry, as ever
+			}
+			val = append(free, j...)
 		}
+		free, val = val[len(val):], val[:len(val):len(val)]
 		s.ledger++
 		it.ops = append(it.ops, store.PutOp(LedgerNS, ledgerKey(s.ledger), val))
 	}
 	if len(eff.Ledger) > 0 {
-		it.ops = append(it.ops, store.PutOp(LedgerNS, ledgerNextKey, binary.BigEndian.AppendUint64(nil, s.ledger)))
+		it.ops = append(it.ops, store.PutOp(LedgerNS, ledgerNextKey, binary.BigEndian.AppendUint64(free, s.ledger)))
 	}
 	return it
 }
+
+// entryRoom is the bytes a ledger entry is expected to take at most.
+const entryRoom = 256
 
 // errPageFull stops a ledger scan once a page is full.
 var errPageFull = errors.New("page full")
