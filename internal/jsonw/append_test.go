@@ -18,7 +18,7 @@ func TestAppendStringAsEncodingJSON(t *testing.T) {
 
 func TestAppendTimeAsEncodingJSON(t *testing.T) {
 	for _, tm := range []time.Time{time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC),
-		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -(23*3600 + 59*60))), time.Unix(1, 500)} {
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -(23*3600+59*60))), time.Unix(1, 500)} {
 		want, err := json.Marshal(tm)
 		got, ok := AppendTime([]byte("x"), tm)
 		if err != nil || !ok || string(got) != "x"+string(want) {
