@@ -3,7 +3,9 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,5 +67,33 @@ func TestPageDeadlinesGoBackCleared(t *testing.T) {
 	putPageDeadlines(&long)
 	if long[0].Key != "reminder/c" {
 		t.Error("a slice longer than any page was cleared for the pool")
+	}
+}
+
+// Writing a long page yields the processor every yieldEvery deadlines:
+// with one processor, a goroutine that is ready to run runs many times
+// during a page of 10,000 instead of only after it.
+func TestDeadlinePageJSONYieldsAsItWrites(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	ds := make([]deadlines.Deadline, MaxDeadlinePage)
+	for i := range ds {
+		ds[i] = deadlines.Deadline{Key: fmt.Sprintf("reminder/load-%07d", i), Kind: "reminder", At: time.Unix(int64(i), 0)}
+	}
+	var ran, done atomic.Int64
+	started := make(chan struct{})
+	go func() {
+		close(started)
+		for done.Load() == 0 {
+			ran.Add(1)
+			runtime.Gosched()
+		}
+	}()
+	<-started
+	before := ran.Load()
+	_, ok := appendDeadlinePage(nil, ds, "")
+	during := ran.Load() - before
+	done.Store(1)
+	if want := int64(len(ds) / yieldEvery / 2); !ok || during < want {
+		t.Fatalf("a ready goroutine ran %d times while a page of %d was written, want at least %d", during, len(ds), want)
 	}
 }
