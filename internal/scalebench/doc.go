@@ -20,6 +20,11 @@
 // process of their own (-only callers), so that the probes' process times
 // its posts with no caller ahead of it in its own runtime.
 //
+// -only load -against restarts the binary and the -against ones in turns
+// on one store, -rounds times, each right after a raw iteration, and
+// prints each daemon's medians: a change to the reload measured side by
+// side with the binary before it.
+//
 // It is a benchmark, not a test: it prints numbers and judges nothing. Run
 // it through `make bench-scale` (it needs the built binary).
 //

@@ -26,10 +26,10 @@ func main() {
 	bin := flag.String("bin", "bin/wakewheel", "the wakewheel binary to measure")
 	n := flag.Int("n", 1_000_000, "pending reminders of the loaded daemon")
 	posts := flag.Int("posts", 20000, "obligations posted by the 64 posters, each way")
-	rounds := flag.Int("rounds", 3, "with -only posters: rounds of in-process and socket posters, alternating")
+	rounds := flag.Int("rounds", 3, "with -only posters: rounds of in-process and socket posters, alternating; with -only load -against: rounds of restarts in turns")
 	probes := flag.Int("probes", 400, "1 ms reminders whose lateness is measured, each phase")
 	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS; lateness: only the reminders' lateness and the posts, with and without callers")
-	against := flag.String("against", "", "-only lateness: more daemons measured in turns with -bin, label=BIN or label=K=V,K=V:BIN, separated by ';'")
+	against := flag.String("against", "", "-only lateness or load: more daemons measured in turns with -bin, label=BIN or label=K=V,K=V:BIN, separated by ';'")
 	turns := flag.Int("turns", 10, "with -only lateness: the turns each daemon takes through its two phases (probes/turns probes each)")
 	keep := flag.Bool("keep", false, "keep the work directory (stores, daemon logs) and print its path")
 	sock := flag.String("sock", "", "with -only callers: the daemon's socket")
@@ -74,6 +74,9 @@ func measure(bin, only, against string, keep bool, n, posts, probes, rounds, tur
 	case "posters":
 		return runPosters(bin, work, posts, rounds)
 	case "load":
+		if against != "" {
+			return runLoadAgainst(bin, work, n, rounds, against)
+		}
 		return runLoad(bin, work, n)
 	case "lateness":
 		return runLateness(bin, work, n, probes, turns, against)
@@ -284,7 +287,9 @@ func prefill(dir string, n int) error {
 }
 
 // rawIteration opens the store's LevelDB directly and iterates the deadline
-// records: the floor of any reload.
+// records, each key and value read: the floor of any reload, as an
+// embedded user of LevelDB pays it (goleveldb's default options, its block
+// buffer pool on; the daemon keeps it off for its idle wake-ups).
 func rawIteration(dir string) (time.Duration, int, error) {
 	start := time.Now()
 	ldb, err := leveldb.OpenFile(dir, &opt.Options{ReadOnly: true})
@@ -293,11 +298,15 @@ func rawIteration(dir string) (time.Duration, int, error) {
 	}
 	defer ldb.Close()
 	it := ldb.NewIterator(util.BytesPrefix([]byte("d/")), &opt.ReadOptions{DontFillCache: true})
-	n := 0
+	n, size := 0, 0
 	for it.Next() {
 		n++
+		size += len(it.Key()) + len(it.Value()) // each record's value read too, as a reload reads it
 	}
 	it.Release()
+	if n > 0 && size == 0 {
+		return 0, 0, fmt.Errorf("raw iteration read %d empty records", n)
+	}
 	return time.Since(start), n, it.Error()
 }
 

@@ -123,3 +123,64 @@ func heapNow() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
 }
+
+// runLoadAgainst is -only load with -against: the binary and each variant
+// restarted in turns on the one store, rounds times, each restart right
+// after a raw iteration of the store (the order of the daemons rotating
+// from round to round, so none always follows the same one). It prints
+// every restart and, by daemon, the medians: ready, the raw iterations
+// just before its restarts, their ratio and the median of its rounds'
+// ratios, and the same in CPU time.
+func runLoadAgainst(bin, work string, n, rounds int, against string) error {
+	vs, err := parseVariants(against)
+	if err != nil {
+		return err
+	}
+	vs = append([]variant{{label: "this", bin: bin}}, vs...)
+	fmt.Printf("# scalebench -only load: %d pending, %d daemons in turns, %d rounds, %s, load average %s\n",
+		n, len(vs), rounds, time.Now().UTC().Format(time.RFC3339), loadAverage())
+	home, err := loadedStore(bin, work, n)
+	if err != nil {
+		return err
+	}
+	type side struct{ raw, ready, rawCPU, readyCPU, first []time.Duration }
+	sides := make([]side, len(vs))
+	ratios := make([][]float64, len(vs))
+	for r := range rounds {
+		for k := range vs {
+			i := (k + r) % len(vs)
+			cpu0 := selfCPU()
+			raw, count, err := rawIteration(home + "/store")
+			rawCPU := selfCPU() - cpu0
+			if err != nil {
+				return err
+			}
+			if count != n {
+				return fmt.Errorf("raw iteration counted %d deadlines, want %d", count, n)
+			}
+			d, err := startDaemonEnv(vs[i].bin, home, vs[i].env)
+			if err != nil {
+				return err
+			}
+			d.stop()
+			s := &sides[i]
+			s.raw, s.ready, s.first = append(s.raw, raw), append(s.ready, d.ready), append(s.first, d.firstAnswer)
+			s.rawCPU, s.readyCPU = append(s.rawCPU, rawCPU), append(s.readyCPU, d.readyCPU)
+			ratios[i] = append(ratios[i], ratio(d.ready, raw))
+			fmt.Printf("round %d %s: raw iteration %v (CPU %v), first answer %v, ready %v (CPU %v): %.2f× (CPU %.2f×); load average %s\n",
+				r+1, vs[i].label, ms(raw), ms(rawCPU), ms(d.firstAnswer), ms(d.ready), ms(d.readyCPU),
+				ratio(d.ready, raw), ratio(d.readyCPU, rawCPU), loadAverage())
+		}
+	}
+	fmt.Println()
+	fmt.Println("| daemon | ready (median) | raw iteration (median) | ratio of medians / median of the rounds' | CPU to ready / raw | first answer |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for i, v := range vs {
+		s := sides[i]
+		res := restartResult{ratios: ratios[i]}
+		fmt.Printf("| %s | %v | %v | %.2f / %.2f | %v / %v = %.2f | %v |\n", v.label, ms(median(s.ready)), ms(median(s.raw)),
+			ratio(median(s.ready), median(s.raw)), res.medianRatio(), ms(median(s.readyCPU)), ms(median(s.rawCPU)),
+			ratio(median(s.readyCPU), median(s.rawCPU)), ms(median(s.first)))
+	}
+	return nil
+}
