@@ -88,7 +88,7 @@ var registry = slices.Concat(daemonSettings, fleetSettings)
 var daemonSettings = []Setting{
 	// engine: the wheel, the store, the runner.
 	{Key: "engine.tick", Kind: KindDuration, Default: "1ms", Min: "100µs", Max: "1s",
-		Reason: "base slot of the wheel: a deadline fires at most one tick late, and deadlines within one tick share a wake-up",
+		Reason: "base slot of the wheel: a deadline fires at its own instant whatever the tick; the tick sets the width of the slots, so how often the runner wakes to cascade far deadlines",
 		field:  func(c *Config) any { return &c.Engine.Tick }},
 	{Key: "engine.flush_interval", Kind: KindDuration, Default: "100ms", Min: "1ms", Max: "10s",
 		Reason: "write-behind bound for deadline extends: a burst costs one write per key per interval, and a crash forgets at most this much sliding",

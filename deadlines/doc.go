@@ -25,11 +25,13 @@
 // Timetable says a window or cap got shorter, Retime pulls a pending
 // deadline in to now+window or Since+cap, never later.
 //
-// A deadline is due at its due tick: At rounded up to a multiple of the base
-// tick. Advance(now) returns every deadline whose due tick is <= now, in
-// (At, Key) order, and removes them. So a deadline never fires early, and
-// when the caller advances to Next() it fires less than one tick late,
-// however far out it was set.
+// A deadline fires at its own instant. Advance(now) returns every deadline
+// whose At is <= now, in (At, Key) order, and removes them; Next() is never
+// later than the earliest pending At, and is that At exactly once the
+// deadline is within 64 base ticks (level 0) or overdue. So a deadline
+// never fires early, and a caller that advances to Next() fires it at its
+// At, however far out it was set: the base tick sizes the wheel's slots,
+// it does not round when anything fires.
 //
 // # Structure
 //
@@ -41,22 +43,32 @@
 //
 // The wheel (levels.go) has 11 levels of 64 slots; a slot of level l spans
 // 64^l ticks, so the levels cover every 64-bit tick number and no deadline
-// is ever out of range. The wheel keeps a current tick: every tick up to it
-// has been advanced through. A pending deadline whose due tick is later sits
-// at the level of the highest base-64 digit in which the two differ, in the
-// slot named by that digit; one whose due tick is not later (pushed into the
-// past) sits on an overdue list and fires at the next Advance. Each slot is
-// an intrusive doubly linked list; a 64-bit word per level marks its
-// non-empty slots, and a word marks the non-empty levels.
+// is ever out of range. A deadline's due tick is its At rounded up to a
+// tick (the first tick boundary at or after it). The wheel keeps a current
+// tick, the due tick of the latest now it was advanced to: every earlier
+// tick has been advanced through, and the current one up to that now. A
+// pending deadline whose due tick is later sits at the level of the highest
+// base-64 digit in which the two differ, in the slot named by that digit;
+// one whose due tick is not later sits on an overdue list (overdue.go):
+// pushed into the past, reloaded after downtime, or due in the current tick
+// after the last now. Each slot is an intrusive doubly linked list; a 64-bit
+// word per level marks its non-empty slots, and a word marks the non-empty
+// levels.
 //
-// Next is the start of the first non-empty slot of the lowest non-empty
-// level (or the earliest overdue due tick): never later than any pending due
-// tick. Advance repeatedly takes that slot while it starts by now, moves the
-// current tick to its start, fires the entries due there and re-inserts the
-// others, which land in finer levels (a cascade: At is kept exactly, so no
-// precision is lost). It finds each slot with TrailingZeros64, so empty
-// ticks cost nothing: a week-long jump costs O(levels) per non-empty slot.
-// An entry cascades at most once per level.
+// Next is the earliest overdue At when the list is not empty (it is sorted
+// in place when needed); else, for a first non-empty slot in level 0, the
+// smallest At in it (Earliest's memory of each slot's smallest entry,
+// slotMin, so it costs a walk of that slot only when that entry changed);
+// else the first instant due at the start of the first non-empty slot of
+// the lowest non-empty level, which an At there can precede by up to a
+// tick. Advance fires the overdue entries due by now, then repeatedly takes
+// that first slot while it starts by now's due tick, moves the current tick
+// to its start, fires the entries due by now and re-inserts the others,
+// which land in finer levels (a cascade: At is kept exactly, so no
+// precision is lost) or, when due in now's own tick, on the overdue list.
+// It finds each slot with TrailingZeros64, so empty ticks cost nothing: a
+// week-long jump costs O(levels) per non-empty slot. An entry cascades at
+// most once per level.
 //
 // Push, Extend, Reset and Cancel are O(1): a hash lookup, then unlinking and
 // linking one list node. When a new At maps to the entry's current slot, no
@@ -84,7 +96,8 @@
 //
 // Invariants (checked by the tests' checkInvariants):
 //   - every pending entry is in exactly one list, the one its due tick maps
-//     to from the current tick; an entry in a level's slot agrees with the
+//     to from the current tick (the overdue list when its due tick is not
+//     after the current tick); an entry in a level's slot agrees with the
 //     current tick in every digit above the level and is larger in that
 //     level's digit, so each level's slots start after the current tick,
 //     and every slot of a level starts before every slot above it;

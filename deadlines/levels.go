@@ -19,7 +19,8 @@ import (
 //     every digit above the level, and has a larger digit at the level;
 //   - so a level's occupied slots all start after cur, and every slot of a
 //     level starts before every slot of the levels above it;
-//   - an entry with a due tick <= cur is on the overdue list;
+//   - an entry with a due tick <= cur is on the overdue list (it fires
+//     when an Advance reaches its At);
 //   - a slot's bit in occupied is set iff its list is non-empty, and a
 //     level's bit in levelMask iff its occupied word is non-zero.
 const (
@@ -28,7 +29,7 @@ const (
 	levels   = 11
 
 	nBuckets      = levels * slots
-	bucketOverdue = uint16(nBuckets)     // due ticks <= cur, fired by the next Advance
+	bucketOverdue = uint16(nBuckets)     // due ticks <= cur, each fired once an Advance reaches its At
 	bucketFree    = uint16(nBuckets + 1) // entries on the slab's free list
 )
 
@@ -157,55 +158,44 @@ func (w *Wheel) firstSlot() (l, s int, ok bool) {
 	return l, bits.TrailingZeros64(w.occupied[l]), true
 }
 
-// Next returns a time no later than the earliest due tick of a pending
-// deadline; false when nothing is pending. For a deadline in a coarse level
-// it is the start of its slot: advancing there cascades the slot, and the
-// following Next is finer, down to the exact due tick.
+// Next returns a time no later than the At of any pending deadline; false
+// when nothing is pending. When the earliest deadline is overdue or in
+// level 0 (due within 64 ticks) it is that deadline's At, exactly: the
+// runner sleeps until then and the deadline fires at its own instant, not
+// at a tick boundary. For a deadline in a coarser level it is the first
+// instant due at its slot's start tick (a nanosecond after the tick before
+// it, as an At is due at the tick that follows it): advancing there
+// cascades the slot, and the following Next is finer, down to the exact At.
 func (w *Wheel) Next() (time.Time, bool) {
-	if u, ok := w.nextOverdue(); ok {
-		return w.tickTime(u), true
+	if i, ok := w.firstOverdue(); ok {
+		return time.Unix(0, w.slab.at(i).at), true
 	}
 	l, s, ok := w.firstSlot()
 	if !ok {
 		return time.Time{}, false
 	}
-	return w.tickTime(w.slotStart(l, s)), true
+	if l == 0 {
+		return time.Unix(0, w.slab.at(w.slotEarliest(uint16(s))).at), true
+	}
+	return time.Unix(0, w.tickNanos(w.slotStart(l, s)-1)+1), true
 }
 
 // Earliest returns the pending deadline with the smallest At (ties by
-// key); false when nothing is pending. Unlike Next it is exact. It looks
-// only at the overdue list and the earliest occupied slot, which by the
-// invariants above hold every deadline due before any other slot's: its cost
-// is the size of the overdue list, and the slot's size only when its
-// smallest entry changed since the last call (slotMin), not the number
-// pending.
+// key); false when nothing is pending. It looks only at the overdue list
+// and the earliest occupied slot, which by the invariants above hold every
+// deadline due before any other slot's: its cost is the size of the overdue
+// list, and the slot's size only when its smallest entry changed since the
+// last call (slotMin), not the number pending.
 func (w *Wheel) Earliest() (Deadline, bool) {
 	best := nilIdx
-	better := func(i int32) {
-		if best == nilIdx {
-			best = i
-			return
-		}
-		e, b := w.slab.at(i), w.slab.at(best)
-		if e.at < b.at || e.at == b.at && e.key < b.key {
-			best = i
-		}
-	}
 	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
-		better(i)
+		if best == nilIdx || before(w.slab.at(i), w.slab.at(best)) {
+			best = i
+		}
 	}
 	if best == nilIdx {
 		if l, s, ok := w.firstSlot(); ok {
-			b := uint16(l*slots + s)
-			m, known := w.min.get(b)
-			if !known {
-				for i := w.heads[b]; i != nilIdx; i = w.slab.at(i).next {
-					better(i)
-				}
-				m = best
-				w.min.set(b, m)
-			}
-			best = m
+			best = w.slotEarliest(uint16(l*slots + s))
 		}
 	}
 	if best == nilIdx {
@@ -214,18 +204,38 @@ func (w *Wheel) Earliest() (Deadline, bool) {
 	return w.deadline(best, w.slab.at(best)), true
 }
 
-// Advance appends to due every deadline whose due tick is <= now, in (At,
-// Key) order, removes them, and returns the extended slice.
+// slotEarliest returns the smallest entry (by At, then key) of the
+// non-empty slot b: slotMin's when known, else found by a walk of the slot
+// and remembered.
+func (w *Wheel) slotEarliest(b uint16) int32 {
+	if m, ok := w.min.get(b); ok {
+		return m
+	}
+	best := w.heads[b]
+	for i := w.slab.at(best).next; i != nilIdx; i = w.slab.at(i).next {
+		if before(w.slab.at(i), w.slab.at(best)) {
+			best = i
+		}
+	}
+	w.min.set(b, best)
+	return best
+}
+
+// Advance appends to due every deadline whose At is <= now, in (At, Key)
+// order, removes them, and returns the extended slice.
 //
-// It visits only occupied slots: each step takes the earliest one, moves the
-// current tick to its start, and fires its entries or cascades them to finer
-// levels. A jump over a week of empty ticks costs nothing per empty tick. A
-// now before the current tick fires only overdue entries that are due by
-// then; the current tick never moves back.
+// It visits only occupied slots: each step takes the earliest one that
+// starts by the tick now falls due at, moves the current tick to its
+// start, fires its entries due by now and re-inserts the others, which land
+// in finer levels, or, when due at that tick but after now, on the overdue
+// list. A jump over a week of empty ticks costs nothing per empty tick. The
+// current tick ends at now's due tick (now rounded up to a tick) and never
+// moves back; a now before it fires only the overdue entries due by then.
 func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
 	first := len(due)
-	limit := w.floorTick(w.clampAt(toNanos(now)))
-	due = w.fireOverdue(limit, due)
+	ns := w.clampAt(toNanos(now))
+	limit := w.dueTick(ns)
+	due = w.fireOverdue(ns, due)
 	for limit > w.cur {
 		l, s, ok := w.firstSlot()
 		if !ok {
@@ -243,10 +253,10 @@ func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
 		for i != nilIdx {
 			e := w.slab.at(i)
 			next := e.next
-			if u := w.dueTick(e.at); u <= start {
+			if e.at <= ns {
 				due = w.fire(i, e, due)
-			} else {
-				w.link(i, e, w.bucketFor(u))
+			} else { // a finer slot; the overdue list if due at start
+				w.link(i, e, w.bucketFor(w.dueTick(e.at)))
 			}
 			i = next
 		}

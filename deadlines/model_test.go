@@ -8,12 +8,11 @@ import (
 // model is the naive reference the wheel is tested against: a map and a full
 // scan, with the rules written as plainly as possible.
 type model struct {
-	tick    int64
 	pending map[string]Deadline
 }
 
-func newModel(tick time.Duration) *model {
-	return &model{tick: int64(tick), pending: map[string]Deadline{}}
+func newModel() *model {
+	return &model{pending: map[string]Deadline{}}
 }
 
 func (m *model) Push(key, kind string, at time.Time, payload []byte) bool {
@@ -52,32 +51,24 @@ func (m *model) Get(key string) (Deadline, bool) {
 	return d, ok
 }
 
-// dueTick is At rounded up to a multiple of the tick.
-func (m *model) dueTick(at time.Time) time.Time {
-	ns := at.UnixNano()
-	t := ns / m.tick
-	if ns%m.tick > 0 {
-		t++
-	}
-	return time.Unix(0, t*m.tick)
-}
-
-// Next is the earliest due tick; false when nothing is pending.
+// Next is the earliest At; false when nothing is pending.
 func (m *model) Next() (time.Time, bool) {
 	var best time.Time
 	found := false
 	for _, d := range m.pending {
-		if t := m.dueTick(d.At); !found || t.Before(best) {
-			best, found = t, true
+		if !found || d.At.Before(best) {
+			best, found = d.At, true
 		}
 	}
 	return best, found
 }
 
+// Advance fires every deadline whose At is not after now: at its instant,
+// not at a tick boundary.
 func (m *model) Advance(now time.Time) []Deadline {
 	var due []Deadline
 	for k, d := range m.pending {
-		if !m.dueTick(d.At).After(now) {
+		if !d.At.After(now) {
 			due = append(due, d)
 			delete(m.pending, k)
 		}

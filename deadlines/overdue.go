@@ -1,21 +1,20 @@
 package deadlines
 
-import (
-	"cmp"
-	"slices"
-)
-
 // The overdue list holds the deadlines whose due tick is not after the
-// wheel's current tick: pushed into the past, or reloaded after downtime.
-// An Advance to the current tick or later fires them all. An Advance to an
-// earlier time fires only those due by then; a caller gets there by
-// advancing to Next, which returns the earliest overdue due tick. For that
-// the list is sorted by At when needed (insertions mark it unsorted unless
-// they keep the order), so draining n overdue deadlines one Next at a time
-// costs O(n log n), not a scan per step.
+// wheel's current tick: pushed into the past, reloaded after downtime, or
+// due in the tick an Advance stopped inside (At after now, but at or before
+// the boundary now was rounded up to), and those pushed into that tick
+// since. An Advance fires the ones whose At is by its now: all of them once
+// now reaches the current tick's start. A caller gets to each by advancing
+// to Next, which returns the earliest overdue At. For that the list is
+// sorted by At when needed (insertions mark it unsorted unless they keep
+// the order), in place, so draining n overdue deadlines one Next at a time
+// costs O(n log n), not a scan per step, and allocates nothing.
 
-// Overdue is the number of pending deadlines already due at the current
-// tick (those a reload found past due, say): O(overdue), not O(pending).
+// Overdue is the number of pending deadlines due at or before the current
+// tick: after a load, those the store held past due (O(overdue), not
+// O(pending)). After an Advance that stopped inside a tick it includes
+// those due later in that tick.
 func (w *Wheel) Overdue() int {
 	n := 0
 	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
@@ -24,19 +23,19 @@ func (w *Wheel) Overdue() int {
 	return n
 }
 
-// nextOverdue returns the earliest due tick on the overdue list; false if
-// the list is empty.
-func (w *Wheel) nextOverdue() (uint64, bool) {
+// firstOverdue returns the overdue entry with the smallest At; false if the
+// list is empty.
+func (w *Wheel) firstOverdue() (int32, bool) {
 	if w.heads[bucketOverdue] == nilIdx {
-		return 0, false
+		return nilIdx, false
 	}
 	w.sortOverdue()
-	return w.dueTick(w.slab.at(w.heads[bucketOverdue]).at), true
+	return w.heads[bucketOverdue], true
 }
 
-// fireOverdue appends and removes the overdue entries due by limit.
-func (w *Wheel) fireOverdue(limit uint64, due []Deadline) []Deadline {
-	if limit >= w.cur { // every overdue entry is due by the current tick
+// fireOverdue appends and removes the overdue entries whose At is <= ns.
+func (w *Wheel) fireOverdue(ns int64, due []Deadline) []Deadline {
+	if ns >= w.tickNanos(w.cur) { // every overdue At is by the current tick's start
 		for i := w.heads[bucketOverdue]; i != nilIdx; {
 			e := w.slab.at(i)
 			next := e.next
@@ -49,7 +48,7 @@ func (w *Wheel) fireOverdue(limit uint64, due []Deadline) []Deadline {
 	w.sortOverdue()
 	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.heads[bucketOverdue] {
 		e := w.slab.at(i)
-		if w.dueTick(e.at) > limit {
+		if e.at > ns {
 			break
 		}
 		w.unlink(e)
@@ -58,18 +57,50 @@ func (w *Wheel) fireOverdue(limit uint64, due []Deadline) []Deadline {
 	return due
 }
 
-// sortOverdue puts the overdue list in At order, if it is not already.
+// sortOverdue puts the overdue list in At order, if it is not already: a
+// bottom-up merge sort of the list's own links (runs of 1, 2, 4, ...
+// merged pairwise until one run is left), then the back links set again.
 func (w *Wheel) sortOverdue() {
-	if !w.overdueUnsorted {
+	head := w.heads[bucketOverdue]
+	if !w.overdueUnsorted || head == nilIdx {
+		w.overdueUnsorted = false
 		return
 	}
-	var order []int32
-	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
-		order = append(order, i)
+	for width := 1; ; width *= 2 {
+		merged, tail, runs := nilIdx, nilIdx, 0
+		for p := head; p != nilIdx; runs++ {
+			q, np := p, 0
+			for np < width && q != nilIdx {
+				q, np = w.slab.at(q).next, np+1
+			}
+			nq := width
+			for np > 0 || nq > 0 && q != nilIdx {
+				var i int32
+				if np == 0 || nq > 0 && q != nilIdx && w.slab.at(q).at < w.slab.at(p).at {
+					i, q, nq = q, w.slab.at(q).next, nq-1
+				} else {
+					i, p, np = p, w.slab.at(p).next, np-1
+				}
+				if tail == nilIdx {
+					merged = i
+				} else {
+					w.slab.at(tail).next = i
+				}
+				tail = i
+			}
+			p = q
+		}
+		w.slab.at(tail).next = nilIdx
+		head = merged
+		if runs <= 1 {
+			break
+		}
 	}
-	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(w.slab.at(a).at, w.slab.at(b).at) })
-	w.heads[bucketOverdue] = nilIdx
-	for _, i := range slices.Backward(order) {
-		w.link(i, w.slab.at(i), bucketOverdue) // each new head is the earliest so far
+	prev := nilIdx
+	for i := head; i != nilIdx; i = w.slab.at(i).next {
+		w.slab.at(i).prev = prev
+		prev = i
 	}
+	w.heads[bucketOverdue] = head
+	w.overdueUnsorted = false
 }

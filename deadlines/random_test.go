@@ -85,7 +85,7 @@ func TestWheelMatchesModel(t *testing.T) {
 
 func runModelRound(t *testing.T, r *rand.Rand, tick time.Duration, nkeys, ops int) {
 	now := time.Unix(1_700_000_000+r.Int64N(1e8), r.Int64N(1e9))
-	w, m := NewWheel(tick, now), newModel(tick)
+	w, m := NewWheel(tick, now), newModel()
 	if r.IntN(2) == 0 {
 		forceHints(w, 1<<r.IntN(5)) // a small wheel has none: give it a few, often stale
 	}
@@ -179,7 +179,11 @@ func checkNext(t *testing.T, op int, w *Wheel, m *model) {
 	got, gok := w.Next()
 	want, mok := m.Next()
 	if gok != mok || got.After(want) {
-		t.Fatalf("op %d: Next = %v %v, earliest due tick %v %v", op, got, gok, want, mok)
+		t.Fatalf("op %d: Next = %v %v, earliest At %v %v", op, got, gok, want, mok)
+	}
+	// Exact once the earliest is overdue or within level 0's 64 ticks.
+	if l, _, ok := w.firstSlot(); gok && (w.heads[bucketOverdue] != nilIdx || ok && l == 0) && !got.Equal(want) {
+		t.Fatalf("op %d: Next = %v, want the earliest At %v exactly", op, got, want)
 	}
 }
 

@@ -82,8 +82,10 @@ func (w *Wheel) clampAt(ns int64) int64 {
 	return min(max(ns, w.minAt), w.maxAt)
 }
 
-// dueTick is the biased number of the tick at which at falls due: at rounded
-// up to a multiple of the base tick. at must be clamped.
+// dueTick is the biased number of the tick the wheel files at under: at
+// rounded up to a multiple of the base tick, the first tick boundary at or
+// after at (the deadline itself fires at at, not at the boundary). at must
+// be clamped.
 //
 // Both divide the distance from minAt, a multiple of the tick and the
 // earliest clamped instant, so the dividend is never negative and the
@@ -98,7 +100,9 @@ func (w *Wheel) floorTick(ns int64) uint64 {
 	return w.tickBase + w.div.div(uint64(ns)-uint64(w.minAt))
 }
 
-// tickTime is the instant at which the biased tick u starts.
-func (w *Wheel) tickTime(u uint64) time.Time {
-	return time.Unix(0, int64(u^bias)*w.tick)
-}
+// tickNanos is the instant, in nanoseconds, at which the biased tick u
+// starts.
+func (w *Wheel) tickNanos(u uint64) int64 { return int64(u^bias) * w.tick }
+
+// tickTime is tickNanos as a time.Time.
+func (w *Wheel) tickTime(u uint64) time.Time { return time.Unix(0, w.tickNanos(u)) }

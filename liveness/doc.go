@@ -42,7 +42,8 @@
 //     absent/<host>); no ticker, no time.Now: time comes from the runner's
 //     now, and timeouts of external work are contexts.
 //   - An absence alarms exactly once, period + grace after the last beacon
-//     (at most one wheel tick late); the next beacon re-arms the window.
+//     (at that instant: the wheel fires a deadline at its At); the next
+//     beacon re-arms the window.
 //   - A ping or an alarm never blocks the runner's loop or its worker, and a
 //     failing sink is logged, never retried in a loop.
 //   - An absence of a feed host is alarmed only after period + grace of

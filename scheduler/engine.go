@@ -258,8 +258,11 @@ func (e *Engine) PendingByKind() map[string]int {
 }
 
 // Next is the wheel's next due time (deadlines.Wheel.Next), false when
-// nothing is pending. Jobs already queued are not counted: the runner hands
-// them out as its worker frees up (NextJob), without waiting for a time.
+// nothing is pending: never later than the earliest pending At, and that At
+// exactly once it is within 64 ticks, so the runner's timer is armed for a
+// deadline's own instant, not the tick boundary after it. Jobs already
+// queued are not counted: the runner hands them out as its worker frees up
+// (NextJob), without waiting for a time.
 func (e *Engine) Next() (time.Time, bool) { return e.wheel.Next() }
 
 // Earliest is the pending deadline due first (deadlines.Wheel.Earliest):
@@ -279,8 +282,8 @@ func (e *Engine) Stats() Stats {
 	return s
 }
 
-// Due moves every deadline due at now into the queue, in due order, and
-// returns how many fell due.
+// Due moves every deadline whose At is not after now into the queue, in
+// due order, and returns how many fell due.
 func (e *Engine) Due(now time.Time) int {
 	e.due = e.wheel.Advance(now, e.due[:0])
 	for _, d := range e.due {

@@ -96,7 +96,10 @@ func (r *Runner) loop() {
 		}
 		var wake <-chan time.Time
 		if next, ok := r.eng.Next(); ok {
-			timer.Reset(max(next.Sub(now), 0))
+			// Next is the deadline's own instant (or, for one further out, a
+			// slot's to cascade); counted from a fresh now, so the time the
+			// firing above took is not added to the sleep.
+			timer.Reset(max(next.Sub(r.clock.Now()), 0))
 			wake = timer.C()
 		} else {
 			timer.Stop() // idle: no timer at all
