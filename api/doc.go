@@ -44,7 +44,8 @@
 // ledger are pages after a sequence number; all three, and status, take
 // turns through a gate that leaves one core to the loop and lets readers
 // spend at most ReaderShare of their place's time, past a short burst
-// (listing.go), and a deadline page yields the processor as it is written.
+// (listing.go), and a deadline page yields the processor as it is read and
+// as it is written, into a pooled slice and a pooled buffer (pagejson.go).
 //
 // The post is the hot route: its request and answer, and a deadline page,
 // are read and written without reflection (jsonscan.go, postjson.go,

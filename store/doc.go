@@ -46,7 +46,8 @@
 // LevelDB snapshot and a copy of the write-behind changes it lacks, taken
 // together under the write lock (deadline_page.go). It costs the page and
 // the write-behind buffer, never the number of deadlines, and never waits
-// for the scheduler.
+// for the scheduler; it yields the processor as it reads, and
+// AppendDeadlinePage writes into a caller's slice, reused page after page.
 //
 // # What a crash can lose
 //
