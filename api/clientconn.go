@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -49,6 +50,10 @@ type clientConn struct {
 	// (zero when it came from a caller's context).
 	deadline, armed time.Time
 	answer          []byte // a post's answer is read into it
+	// raw is the connection's descriptor, nil where posts take the
+	// ordinary path; trip its round trips (clientframe.go).
+	raw  syscall.RawConn
+	trip *rawTrip
 }
 
 // A post stream's answer buffer: one that fits most answers, and the most
@@ -156,7 +161,7 @@ func (p *connPool) get(ctx context.Context, stream bool) (*clientConn, bool, err
 		c.Close()
 		return nil, false, err
 	}
-	cn := &clientConn{c: c, br: bufio.NewReaderSize(c, 4096)}
+	cn := &clientConn{c: c, br: bufio.NewReaderSize(c, 4096), raw: rawConn(c)}
 	if stream {
 		if err := cn.upgrade(ctx); err != nil {
 			c.Close()
@@ -264,12 +269,15 @@ func (cn *clientConn) post(ctx context.Context, body []byte) (status int, data [
 	b := binary.BigEndian.AppendUint32((*buf)[:0], uint32(len(body)))
 	b = append(b, body...)
 	*buf = b
-	if _, err := cn.c.Write(b); err != nil {
+	first, err := cn.roundTrip(b)
+	if err != nil {
 		return 0, nil, false, err
 	}
 	var hdr [answerHeader]byte
-	if n, err := io.ReadFull(cn.br, hdr[:]); err != nil {
-		return 0, nil, n > 0, err
+	k := copy(hdr[:], first)
+	first = first[k:]
+	if n, err := io.ReadFull(cn.br, hdr[k:]); err != nil {
+		return 0, nil, k+n > 0, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
 	if n > maxAnswer {
@@ -279,7 +287,11 @@ func (cn *clientConn) post(ctx context.Context, body []byte) (status int, data [
 		cn.answer = make([]byte, max(n, minAnswer))
 	}
 	data = cn.answer[:n]
-	if _, err := io.ReadFull(cn.br, data); err != nil {
+	if len(first) > len(data) {
+		return 0, nil, true, errors.New("read answer: the daemon sent more than the answer")
+	}
+	k = copy(data, first)
+	if _, err := io.ReadFull(cn.br, data[k:]); err != nil {
 		return 0, nil, true, fmt.Errorf("read answer: %w", err)
 	}
 	return int(binary.BigEndian.Uint16(hdr[4:])), data, true, nil
