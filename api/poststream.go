@@ -1,14 +1,11 @@
 package api
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -79,21 +76,13 @@ func (h obligationRoutes) stream(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("api: take over the connection for the post stream: %w", err)
 	}
-	in := io.Reader(rw.Reader)
-	if rw.Reader.Buffered() == 0 { // read the connection itself, without net/http's reader between
-		in = bufio.NewReaderSize(c, streamBuffer)
-	}
-	h.srv.streams.serve(c, in, h.postAnswer)
+	buffered, _ := rw.Reader.Peek(rw.Reader.Buffered()) // a client may have sent posts behind the upgrade
+	h.srv.streams.serve(c, newStreamIO(c, buffered), h.postAnswer)
 	return nil
 }
 
-// streamBuffer is a stream's read buffer: a post's frame is read whole
-// by one read when it fits.
-const streamBuffer = 4096
-
 // postAnswer serves one post of the stream within ctx: its answer's
-// status, and its JSON appended to out (whose array may hold body: it is
-// written only once body is read).
+// status, and its JSON appended to out.
 func (h obligationRoutes) postAnswer(ctx context.Context, body, out []byte) (status int, reply []byte) {
 	front := len(out)
 	defer func() {
@@ -135,10 +124,10 @@ type postStream struct {
 	cancel context.CancelFunc
 }
 
-// serve reads posts from r (c, or a reader buffering it) and writes their
-// answers to c until the client closes it, it idles past RequestTimeout, a
-// frame is malformed, or Shutdown.
-func (ss *streamSet) serve(c net.Conn, r io.Reader, post func(ctx context.Context, body, out []byte) (int, []byte)) {
+// serve reads posts from in and writes their answers to c until the
+// client closes it, it idles past RequestTimeout, a frame is malformed, or
+// Shutdown.
+func (ss *streamSet) serve(c net.Conn, in *streamIO, post func(ctx context.Context, body, out []byte) (int, []byte)) {
 	defer c.Close()
 	st := &postStream{c: c}
 	if !ss.add(st) {
@@ -152,12 +141,11 @@ func (ss *streamSet) serve(c net.Conn, r io.Reader, post func(ctx context.Contex
 	buf := getBuffer()
 	defer func() { putBuffer(buf) }()
 	for st.arm() {
-		var hdr [postHeader]byte
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		n, body, err := in.frame()
+		if err != nil {
 			return // closed, idle, or Shutdown
 		}
-		n := binary.BigEndian.Uint32(hdr[:])
-		if n == 0 || n > MaxRequestBytes {
+		if body == nil {
 			status, code, msg := http.StatusBadRequest, "bad_request", "a post on the stream needs a body: its length was 0"
 			if n > MaxRequestBytes {
 				status, code, msg = http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("request body exceeds %d bytes", MaxRequestBytes)
@@ -165,17 +153,10 @@ func (ss *streamSet) serve(c net.Conn, r io.Reader, post func(ctx context.Contex
 			_, _ = c.Write(frameAnswer(appendError(make([]byte, answerHeader), code, msg), status))
 			return
 		}
-		// The answer is written from the front of the buffer, over the
-		// body, once the body is read.
-		b := slices.Grow((*buf)[:0], answerHeader+int(n))[:answerHeader+int(n)]
-		*buf = b
-		if _, err := io.ReadFull(r, b[answerHeader:]); err != nil {
-			return
-		}
-		status, out := post(st.ctx, b[answerHeader:], b[:answerHeader])
+		status, out := post(st.ctx, body, append((*buf)[:0], make([]byte, answerHeader)...))
 		*buf = out
-		if _, err := c.Write(frameAnswer(out, status)); err != nil {
-			return
+		if err := in.answer(frameAnswer(out, status)); err != nil {
+			return // written; the stream ends
 		}
 	}
 }

@@ -1,3 +1,5 @@
+//go:build linux && !race
+
 package api
 
 import (
@@ -32,17 +34,4 @@ func rawRead(fd uintptr, b []byte) (int, syscall.Errno) {
 		}
 		return int(n), 0
 	}
-}
-
-// rawConn is c's descriptor for rawWrite and rawRead.
-func rawConn(c any) syscall.RawConn {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return nil
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return nil
-	}
-	return rc
 }

@@ -1,0 +1,147 @@
+package api
+
+import (
+	"encoding/binary"
+	"io"
+	"net"
+	"syscall"
+)
+
+// The daemon's side of a post stream's bytes: the frames read from a
+// buffer of the stream's own, and each answer written, as the client's
+// round trip does it (clientframe.go), from inside the connection's raw
+// read: the answer is written with a raw write once the runtime cleared
+// the socket's readiness, and the next post is read by the read that
+// follows the wait for it, not by a read that finds nothing first. An
+// answer written, the next post is almost never there yet: its poster is
+// reading the answer. Posts already buffered (a client that sends the
+// next before the answer) are taken from the buffer first; a frame
+// larger than the buffer, an answer the socket does not take whole, a
+// platform without raw syscalls: the ordinary reads and writes of c.
+
+// streamBuffer is a stream's read buffer: most posts are read whole by one
+// read; a larger frame grows it for that frame only.
+const streamBuffer = 4096
+
+// streamIO is one stream's buffered bytes: in[r:w] is read and not yet
+// taken.
+type streamIO struct {
+	c    net.Conn
+	raw  syscall.RawConn // nil: the ordinary reads and writes
+	in   []byte
+	r, w int
+	// the raw step in progress: the answer, how much of it is written, and
+	// the read's error
+	out  []byte
+	sent int
+	err  error
+	fn   func(fd uintptr) bool // step, made once
+}
+
+func newStreamIO(c net.Conn, buffered []byte) *streamIO {
+	s := &streamIO{c: c, raw: rawConn(c), in: make([]byte, max(streamBuffer, len(buffered)))}
+	s.w = copy(s.in, buffered)
+	s.fn = s.step
+	return s
+}
+
+// frame returns the next post's length, and its body unless the length is
+// out of bounds (then nothing more is read). The body stays valid until
+// the next call.
+func (s *streamIO) frame() (n uint32, body []byte, err error) {
+	if err := s.fill(postHeader); err != nil {
+		return 0, nil, err
+	}
+	n = binary.BigEndian.Uint32(s.in[s.r:])
+	if n == 0 || n > MaxRequestBytes {
+		return n, nil, nil
+	}
+	s.r += postHeader
+	if err := s.fill(int(n)); err != nil {
+		return n, nil, err
+	}
+	body = s.in[s.r : s.r+int(n)]
+	s.r += int(n)
+	return n, body, nil
+}
+
+// fill has k bytes read and not taken in the buffer, reading c for what is
+// missing.
+func (s *streamIO) fill(k int) error {
+	if s.w-s.r >= k {
+		return nil
+	}
+	if s.r == s.w && cap(s.in) > streamBuffer {
+		s.in = make([]byte, streamBuffer) // a large frame's buffer goes with it
+	}
+	if len(s.in)-s.r < k { // move what is left to the front, in a larger buffer if need be
+		in := s.in
+		if len(in) < k {
+			in = make([]byte, k)
+		}
+		s.w = copy(in, s.in[s.r:s.w])
+		s.r, s.in = 0, in
+	}
+	for s.w-s.r < k {
+		n, err := s.c.Read(s.in[s.w:])
+		s.w += n
+		if err != nil && s.w-s.r < k {
+			return err
+		}
+	}
+	return nil
+}
+
+// answer writes out and, unless a post is already buffered, waits for the
+// next one and reads what arrives of it. A read error ends the stream
+// (closed, idle, Shutdown) and is returned once out is written.
+func (s *streamIO) answer(out []byte) error {
+	if s.raw == nil || len(out) > rawFrame || s.r < s.w {
+		_, err := s.c.Write(out)
+		return err
+	}
+	if s.r == s.w {
+		s.r, s.w = 0, 0
+	}
+	s.out, s.sent, s.err = out, 0, nil
+	err := s.raw.Read(s.fn)
+	if err == nil {
+		err = s.err
+	}
+	sent := s.sent
+	s.out = nil
+	if sent < len(out) { // refused before the write (a deadline passed: Shutdown), or written in part
+		if _, werr := s.c.Write(out[sent:]); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// step is called by the connection's raw read: first to write the answer,
+// then to read.
+func (s *streamIO) step(fd uintptr) bool {
+	if s.sent < len(s.out) {
+		n, errno := rawWrite(fd, s.out[s.sent:])
+		if errno != 0 && errno != syscall.EAGAIN {
+			s.err = errno
+			s.sent = len(s.out) // a failed write is not written again
+			return true
+		}
+		if s.sent += n; s.sent < len(s.out) {
+			return true // the rest goes the ordinary way
+		}
+		return false // wait for the next post
+	}
+	n, errno := rawRead(fd, s.in[s.w:])
+	switch {
+	case errno == syscall.EAGAIN:
+		return false // woken early: wait again
+	case errno != 0:
+		s.err = errno
+	case n == 0:
+		s.err = io.EOF
+	}
+	s.w += n
+	return true
+}
