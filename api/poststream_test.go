@@ -335,3 +335,75 @@ func TestClientPostTooLargeForTheStream(t *testing.T) {
 		t.Fatalf("%d obligations stored", n)
 	}
 }
+
+// Posts sent ahead of their answers (several frames in one write, one
+// larger than the stream's read buffer, one split across writes) are each
+// answered, in order, and stored once.
+func TestPostStreamTakesPostsSentAhead(t *testing.T) {
+	d := startDaemon(t)
+	if _, err := d.client.OpenLane(context.Background(), "dev"); err != nil {
+		t.Fatal(err)
+	}
+	c, br := openStream(t, d.sock)
+	frame := func(id, pad string) []byte { // pad: whitespace, as JSON allows it, for a frame of any size
+		b := []byte(`{"lane":"dev","class":"human","id":"` + id + `",` + pad + `"body":"sent ahead"}`)
+		return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...)
+	}
+	var ahead []byte
+	ids := []string{"s-1", "s-2", "s-3", "s-4"}
+	for i, id := range ids {
+		ahead = append(ahead, frame(id, strings.Repeat(" ", i*3000))...) // s-3 and s-4 over 4 KiB
+	}
+	split := frame("s-5", "") // the last, in two writes
+	if _, err := c.Write(append(ahead, split[:7]...)); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		status, got := readAnswer(t, br)
+		if status != http.StatusOK || !strings.Contains(string(got), `"id":"`+id+`"`) {
+			t.Fatalf("answer for %s: %d %.80s", id, status, got)
+		}
+	}
+	if _, err := c.Write(split[7:]); err != nil {
+		t.Fatal(err)
+	}
+	if status, got := readAnswer(t, br); status != http.StatusOK || !strings.Contains(string(got), `"id":"s-5"`) {
+		t.Fatalf("answer for s-5: %d %.80s", status, got)
+	}
+	if n := obligations(t, d); n != 5 {
+		t.Fatalf("%d obligations stored, want 5", n)
+	}
+}
+
+// A post larger than the client's raw round trip takes (clientframe.go)
+// goes on the stream the ordinary way, and the daemon reads it whole (a
+// frame larger than its read buffer): it answers it (over the class's
+// body limit), and the stream carries the next post.
+func TestClientPostsALargeBodyOnTheStream(t *testing.T) {
+	d := startDaemon(t)
+	_, err := d.client.Post(context.Background(), api.PostRequest{Lane: "dev", Class: "human", Create: true,
+		Body: strings.Repeat("large ", 40<<10/6)})
+	var e *api.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Err.Message, "body is 40956 bytes") {
+		t.Fatalf("a 40 KiB post: %v, want the daemon's answer that its body is too large", err)
+	}
+	if res, err := d.client.Post(context.Background(), api.PostRequest{Lane: "dev", Class: "human", Create: true, Body: "small after"}); err != nil || res.Obligation.Seq != 1 {
+		t.Fatalf("the next post on the stream: %+v %v", res, err)
+	}
+	if n := obligations(t, d); n != 1 {
+		t.Fatalf("%d obligations stored, want 1", n)
+	}
+}
+
+func readAnswer(t *testing.T, br *bufio.Reader) (int, []byte) {
+	t.Helper()
+	var hdr [6]byte
+	if _, err := io.ReadFull(br, hdr[:]); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]byte, binary.BigEndian.Uint32(hdr[:]))
+	if _, err := io.ReadFull(br, out); err != nil {
+		t.Fatal(err)
+	}
+	return int(binary.BigEndian.Uint16(hdr[4:])), out
+}
