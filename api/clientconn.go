@@ -51,9 +51,11 @@ type clientConn struct {
 	deadline, armed time.Time
 	answer          []byte // a post's answer is read into it
 	// raw is the connection's descriptor, nil where posts take the
-	// ordinary path; trip its round trips (clientframe.go).
+	// ordinary path; trip its round trips, in their first reads
+	// (clientframe.go).
 	raw  syscall.RawConn
 	trip *rawTrip
+	in   []byte
 }
 
 // A post stream's answer buffer: one that fits most answers, and the most

@@ -2,22 +2,17 @@ package api
 
 import (
 	"encoding/binary"
-	"io"
 	"net"
 	"syscall"
 )
 
 // The daemon's side of a post stream's bytes: the frames read from a
-// buffer of the stream's own, and each answer written, as the client's
-// round trip does it (clientframe.go), from inside the connection's raw
-// read: the answer is written with a raw write once the runtime cleared
-// the socket's readiness, and the next post is read by the read that
-// follows the wait for it, not by a read that finds nothing first. An
-// answer written, the next post is almost never there yet: its poster is
-// reading the answer. Posts already buffered (a client that sends the
-// next before the answer) are taken from the buffer first; a frame
-// larger than the buffer, an answer the socket does not take whole, a
-// platform without raw syscalls: the ordinary reads and writes of c.
+// buffer of the stream's own, and each answer written and the next post's
+// first bytes read by one rawTrip (rawtrip.go). Posts already buffered (a
+// client that sends the next before the answer) are taken from the buffer
+// first; a frame larger than the buffer, an answer larger than rawFrame
+// or the socket does not take whole, a platform without raw syscalls: the
+// ordinary reads and writes of c.
 
 // streamBuffer is a stream's read buffer: most posts are read whole by one
 // read; a larger frame grows it for that frame only.
@@ -28,20 +23,17 @@ const streamBuffer = 4096
 type streamIO struct {
 	c    net.Conn
 	raw  syscall.RawConn // nil: the ordinary reads and writes
+	trip *rawTrip
 	in   []byte
 	r, w int
-	// the raw step in progress: the answer, how much of it is written, and
-	// the read's error
-	out  []byte
-	sent int
-	err  error
-	fn   func(fd uintptr) bool // step, made once
 }
 
 func newStreamIO(c net.Conn, buffered []byte) *streamIO {
 	s := &streamIO{c: c, raw: rawConn(c), in: make([]byte, max(streamBuffer, len(buffered)))}
 	s.w = copy(s.in, buffered)
-	s.fn = s.step
+	if s.raw != nil {
+		s.trip = newRawTrip()
+	}
 	return s
 }
 
@@ -103,45 +95,12 @@ func (s *streamIO) answer(out []byte) error {
 	if s.r == s.w {
 		s.r, s.w = 0, 0
 	}
-	s.out, s.sent, s.err = out, 0, nil
-	err := s.raw.Read(s.fn)
-	if err == nil {
-		err = s.err
-	}
-	sent := s.sent
-	s.out = nil
+	sent, got, err := s.trip.run(s.raw, out, s.in[s.w:])
+	s.w += got
 	if sent < len(out) { // refused before the write (a deadline passed: Shutdown), or written in part
 		if _, werr := s.c.Write(out[sent:]); werr != nil {
 			return werr
 		}
 	}
 	return err
-}
-
-// step is called by the connection's raw read: first to write the answer,
-// then to read.
-func (s *streamIO) step(fd uintptr) bool {
-	if s.sent < len(s.out) {
-		n, errno := rawWrite(fd, s.out[s.sent:])
-		if errno != 0 && errno != syscall.EAGAIN {
-			s.err = errno
-			s.sent = len(s.out) // a failed write is not written again
-			return true
-		}
-		if s.sent += n; s.sent < len(s.out) {
-			return true // the rest goes the ordinary way
-		}
-		return false // wait for the next post
-	}
-	n, errno := rawRead(fd, s.in[s.w:])
-	switch {
-	case errno == syscall.EAGAIN:
-		return false // woken early: wait again
-	case errno != 0:
-		s.err = errno
-	case n == 0:
-		s.err = io.EOF
-	}
-	s.w += n
-	return true
 }
