@@ -54,15 +54,18 @@
 // posts on post streams (poststream.go): connections switched by an HTTP
 // Upgrade to length-prefixed frames that carry the same bodies and
 // answers, one post at a time, without net/http's work per request; every
-// other request is HTTP. The client writes each request and reads its
-// answer on the caller's goroutine over up to ClientConns pooled
-// connections and as many streams (clientconn.go), not through net/http's
-// Transport.
+// other request is HTTP. On both sides a post's round trip is one raw
+// write and one raw read of the non-blocking socket, the write made from
+// inside the connection's raw read so no read finds nothing first
+// (rawtrip.go; the ordinary path for anything unusual). The client writes
+// each request and reads its answer on the caller's goroutine over up to
+// ClientConns pooled connections and as many streams (clientconn.go), not
+// through net/http's Transport.
 //
 // Imports: scheduler (the runner's single entry point), deadlines (the
 // reminder's mutation and name rule), obligations, roots, lanerun and fleet
 // (the types of their routes), the root package (alerts, fires),
-// internal/filetrust (the socket directory), zerolog and
-// golang.org/x/sys/unix (peer credentials). Never viper, configs, cmd or a
+// internal/filetrust (the socket directory), internal/jsonw (the JSON
+// writers), zerolog and golang.org/x/sys/unix (peer credentials). Never viper, configs, cmd or a
 // store (imports_test.go): the daemon hands the server its capabilities.
 package api

@@ -30,7 +30,9 @@
 //     liveness package: they never touch obligations.)
 //   - The ledger (ledger.go) is stored in the same batches as the records
 //     it describes, so a crash can never keep a consumption without its
-//     cursor, or the reverse.
+//     cursor, or the reverse. Its entries are written by hand, byte for
+//     byte as encoding/json writes them (ledgerjson.go), and read by
+//     encoding/json.
 //   - Retention (retention.go) is the I/O of obligations' compaction: the
 //     compact/obligations deadline's action commits one compaction step
 //     and sweeps tombstones past the dedup horizon; a post whose id is not
@@ -67,7 +69,7 @@
 // wakes uses obligations, deadlines (the mutations its effects carry),
 // scheduler (its Engine and Handler types), store (the Op type; the Store
 // interface is declared here and satisfied by *store.DB), internal/clock,
-// zerolog, and internal/supervise for the wake hook (never os/exec
+// internal/jsonw (the ledger entry's strings and times), zerolog, and internal/supervise for the wake hook (never os/exec
 // directly: the hook's process group dies at its timeout). It never
 // imports viper, configs, cmd or liveness: the daemon hands it plain option
 // structs. Time comes from the Clock in Options; timeouts of external work
