@@ -32,7 +32,9 @@ type Options struct {
 	// daemon): Open then reads and checks every record but the deadlines,
 	// and the load checks theirs, with the same strictness and the same
 	// ErrCorrupt. Reading the deadlines once instead of twice is most of
-	// a restart's cost at a million of them.
+	// a restart's cost at a million of them. Such a store reads with
+	// goleveldb's block buffer pool until the caller says EndLoad
+	// (load_buffers.go).
 	LoadChecksDeadlines bool
 }
 
@@ -68,6 +70,9 @@ type DB struct {
 	// only while a heal failed to reopen.
 	ldb  *leveldb.DB
 	opts Options
+	// loadPool: ldb was opened with its block buffer pool, for the load;
+	// guarded by wmu (EndLoad and a heal's reopen clear it)
+	loadPool bool
 	// stor is the storage ldb is open on; a heal reopens on it.
 	stor storage.Storage
 	// storage is closed after ldb when Open opened it (OpenStorage's is
@@ -135,7 +140,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, wrapErr(dir, "open "+dir, err)
 	}
-	ldb, note, err := openStrict(dir, stor)
+	ldb, note, err := openStrict(dir, stor, opts.LoadChecksDeadlines)
 	if err != nil {
 		stor.Close()
 		return nil, wrapErr(dir, "open "+dir, err)
@@ -148,7 +153,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, errors.Join(err, wit.close(), stor.Close())
 	}
-	db.storage = stor
+	db.storage, db.loadPool = stor, opts.LoadChecksDeadlines
 	if note != "" {
 		db.notes = append(db.notes, note)
 	}

@@ -71,7 +71,8 @@
 // A store is opened strictly (integrity.go): every checksum of the
 // MANIFEST, the journal and the tables must hold, Open reads every record
 // once (but the deadlines, with Options.LoadChecksDeadlines: the caller's
-// LoadDeadlines right after reads those, as strictly), and the sync witness (WitnessFile, the mark of the last durable
+// LoadDeadlines right after reads those, as strictly, with goleveldb's
+// block buffer pool until EndLoad reopens without it: load_buffers.go), and the sync witness (WitnessFile, the mark of the last durable
 // synced batch, written after its fsync) must not name a batch the store
 // does not hold — so a journal cut exactly at a record boundary is caught
 // too. Any of these, a panic of goleveldb on malformed data, or a record

@@ -113,6 +113,13 @@ func (db *DB) noteWriteErr(err error) error {
 	if errors.Is(err, leveldb.ErrClosed) || isLevelDBCorrupt(err) || errors.Is(err, ErrUnwritable) {
 		return err
 	}
+	return db.startEpisode(err)
+}
+
+// startEpisode starts an episode caused by err (if none runs): writes fail
+// and the healer reopens LevelDB until it can write. It returns the error
+// to give the caller.
+func (db *DB) startEpisode(err error) error {
 	f := &db.fault
 	f.mu.Lock()
 	if f.cause == nil {
@@ -277,8 +284,9 @@ func (db *DB) reopenLocked() bool {
 
 // reopen opens LevelDB again on the DB's storage.
 func (db *DB) reopen() (*leveldb.DB, string, error) {
+	db.loadPool = false // a reopen drops the load's buffer pool (load_buffers.go)
 	if db.dir != "" {
-		return openStrict(db.dir, db.stor)
+		return openStrict(db.dir, db.stor, false)
 	}
 	ldb, err := leveldb.Open(db.stor, strictOptions())
 	return ldb, "", err

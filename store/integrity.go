@@ -46,7 +46,8 @@ const WitnessFile = "WAKEWHEEL-SYNCED"
 //
 // DisableBufferPool: goleveldb's block buffer pool drains itself on a
 // 2-second ticker for the store's whole life, which made an idle daemon wake
-// up every 2 s; without it a table read allocates its block buffer.
+// up every 2 s; without it a table read allocates its block buffer. Only a
+// store opened for a load keeps the pool until EndLoad (load_buffers.go).
 func strictOptions() *opt.Options {
 	return &opt.Options{Strict: opt.StrictAll, DisableBufferPool: true}
 }
@@ -99,8 +100,8 @@ func readWitness(dir string) (uint64, bool) {
 // openStrict opens the LevelDB in dir strictly. A damaged newest journal
 // whose damage is only a torn tail after the witness's mark is opened
 // without journal strictness, and the returned note says what was dropped.
-func openStrict(dir string, stor storage.Storage) (*leveldb.DB, string, error) {
-	ldb, err := leveldb.Open(stor, strictOptions())
+func openStrict(dir string, stor storage.Storage, pool bool) (*leveldb.DB, string, error) {
+	ldb, err := leveldb.Open(stor, poolOptions(pool))
 	if err == nil {
 		return ldb, "", nil
 	}
@@ -112,7 +113,7 @@ func openStrict(dir string, stor storage.Storage) (*leveldb.DB, string, error) {
 	if !ok {
 		return nil, "", err
 	}
-	o := strictOptions()
+	o := poolOptions(pool)
 	o.Strict &^= opt.StrictJournal
 	ldb, err2 := leveldb.Open(stor, o)
 	if err2 != nil {

@@ -124,7 +124,12 @@ func (db *DB) LastFires(limit int) (_ []wakewheel.Fire, err error) {
 	}
 	defer db.gate.leave()
 	defer catchLevelDBPanic(db.name, &err)
-	it := db.ldb.NewIterator(util.BytesPrefix([]byte(firePrefix)), nil)
+	ldb, err := db.readHandle() // not db.ldb: a heal or EndLoad may swap it
+	if err != nil {
+		return nil, err
+	}
+	defer db.readDone()
+	it := ldb.NewIterator(util.BytesPrefix([]byte(firePrefix)), nil)
 	defer it.Release()
 	fires, err := newestRecords(it, firePrefix, limit, func(f *wakewheel.Fire) *uint64 { return &f.Seq })
 	if err != nil {

@@ -144,6 +144,13 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		}
 	}
 	front.Ready(d.srv)
+	go func() {
+		// the load read with LevelDB's block buffer pool, whose timer would
+		// wake an idle daemon every 2 s: reopened without it, beside serving
+		if err := db.EndLoad(); err != nil {
+			log.Warn().Err(err).Msg("ending the store's load")
+		}
+	}()
 	settleGC()
 	log.Info().Str("socket", cfg.Engine.SocketPath).Msg("ready")
 	defer startDebugTrace(log)()
