@@ -82,8 +82,7 @@ func (r *Runner) loop() {
 	}()
 	defer close(jobs)
 
-	timer := r.clock.NewTimer(time.Hour)
-	timer.Stop()
+	waker := newWaker(r.clock)
 	busy := false
 	for {
 		now := r.clock.Now()
@@ -99,16 +98,16 @@ func (r *Runner) loop() {
 			// Next is the deadline's own instant (or, for one further out, a
 			// slot's to cascade); counted from a fresh now, so the time the
 			// firing above took is not added to the sleep.
-			timer.Reset(max(next.Sub(r.clock.Now()), 0))
-			wake = timer.C()
+			wake = waker.arm(next, next.Sub(r.clock.Now()))
 		} else {
-			timer.Stop() // idle: no timer at all
+			waker.idle() // idle: no timer at all
 		}
 		select {
 		case req := <-r.reqs:
 			req.fn(r.eng, r.clock.Now())
 			close(req.reply)
 		case <-wake:
+			waker.woke()
 		case res := <-results:
 			busy = false
 			r.eng.Finish(r.clock.Now(), res.job, res.out)
