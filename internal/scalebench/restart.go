@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wakewheel/wakewheel/api"
@@ -143,7 +147,10 @@ func runLoadAgainst(bin, work string, n, rounds int, against string) error {
 	if err != nil {
 		return err
 	}
-	type side struct{ raw, ready, rawCPU, readyCPU, first []time.Duration }
+	type side struct {
+		raw, ready, rawCPU, readyCPU, first []time.Duration
+		faults                              []int64
+	}
 	sides := make([]side, len(vs))
 	ratios := make([][]float64, len(vs))
 	for r := range rounds {
@@ -162,25 +169,42 @@ func runLoadAgainst(bin, work string, n, rounds int, against string) error {
 			if err != nil {
 				return err
 			}
+			faults := d.minorFaults()
 			d.stop()
 			s := &sides[i]
 			s.raw, s.ready, s.first = append(s.raw, raw), append(s.ready, d.ready), append(s.first, d.firstAnswer)
 			s.rawCPU, s.readyCPU = append(s.rawCPU, rawCPU), append(s.readyCPU, d.readyCPU)
+			s.faults = append(s.faults, faults)
 			ratios[i] = append(ratios[i], ratio(d.ready, raw))
-			fmt.Printf("round %d %s: raw iteration %v (CPU %v), first answer %v, ready %v (CPU %v): %.2f× (CPU %.2f×); load average %s\n",
-				r+1, vs[i].label, ms(raw), ms(rawCPU), ms(d.firstAnswer), ms(d.ready), ms(d.readyCPU),
+			fmt.Printf("round %d %s: raw iteration %v (CPU %v), first answer %v, ready %v (CPU %v, %d page faults): %.2f× (CPU %.2f×); load average %s\n",
+				r+1, vs[i].label, ms(raw), ms(rawCPU), ms(d.firstAnswer), ms(d.ready), ms(d.readyCPU), faults,
 				ratio(d.ready, raw), ratio(d.readyCPU, rawCPU), loadAverage())
 		}
 	}
 	fmt.Println()
-	fmt.Println("| daemon | ready (median) | raw iteration (median) | ratio of medians / median of the rounds' | CPU to ready / raw | first answer |")
-	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Println("| daemon | ready (median) | raw iteration (median) | ratio of medians / median of the rounds' | CPU to ready / raw | first answer | page faults by ready |")
+	fmt.Println("|---|---|---|---|---|---|---|")
 	for i, v := range vs {
 		s := sides[i]
 		res := restartResult{ratios: ratios[i]}
-		fmt.Printf("| %s | %v | %v | %.2f / %.2f | %v / %v = %.2f | %v |\n", v.label, ms(median(s.ready)), ms(median(s.raw)),
+		slices.Sort(s.faults)
+		fmt.Printf("| %s | %v | %v | %.2f / %.2f | %v / %v = %.2f | %v | %d |\n", v.label, ms(median(s.ready)), ms(median(s.raw)),
 			ratio(median(s.ready), median(s.raw)), res.medianRatio(), ms(median(s.readyCPU)), ms(median(s.rawCPU)),
-			ratio(median(s.readyCPU), median(s.rawCPU)), ms(median(s.first)))
+			ratio(median(s.readyCPU), median(s.rawCPU)), ms(median(s.first)), s.faults[len(s.faults)/2])
 	}
 	return nil
+}
+
+// minorFaults is the daemon's minor page faults so far (/proc stat field
+// 10): read right after ready, the memory a start touched for the first
+// time, page by page.
+func (d *daemon) minorFaults() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	n, _ := strconv.ParseInt(f[7], 10, 64)
+	return n
 }
