@@ -138,12 +138,35 @@ func (x *index) find(s *slab, key string, h uint32) (int32, *entry, uint32) {
 
 // findHash returns the first entry on h's probe sequence whose hash is h,
 // with its position; or nilIdx, a nil entry and the first free position
-// when there is none.
+// when there is none. Most keys live in their home group (a table is at
+// most 7/8 full), and so does most of the answer: that group is looked at
+// first, with little to keep in registers, and the walk goes on along the
+// probe sequence (findFurther) only when the home group has no empty slot.
 func (x *index) findHash(s *slab, h uint32) (int32, *entry, uint32) {
 	if len(x.groups) == 0 {
 		return nilIdx, nil, noPos
 	}
 	g, tag := x.home(h)
+	grp := &x.groups[g&x.mask]
+	lo, hi := grp.ctrl[0], grp.ctrl[1]
+	for m := matchTag(lo, tag); m != 0; m &= m - 1 {
+		if i, e := grp.entry(s, byteSlot(0, m)); e.hash == h {
+			return i, e, g*groupSize + byteSlot(0, m)
+		}
+	}
+	for m := matchTag(hi, tag); m != 0; m &= m - 1 {
+		if i, e := grp.entry(s, byteSlot(1, m)); e.hash == h {
+			return i, e, g*groupSize + byteSlot(1, m)
+		}
+	}
+	if matchEmpty(lo)|matchEmpty(hi) != 0 {
+		return nilIdx, nil, g*groupSize + grp.firstFree()
+	}
+	return x.findFurther(s, h, g, tag)
+}
+
+// findFurther is findHash's walk from the home group g on.
+func (x *index) findFurther(s *slab, h, g uint32, tag uint8) (int32, *entry, uint32) {
 	free := noPos
 	for step := uint32(1); ; step++ {
 		grp := &x.groups[g&x.mask]
