@@ -43,7 +43,8 @@ func (x *hints) fit(indexSlots int) {
 func hintOf(h uint32, i int32) uint32 { return h&0xff000000 | uint32(i+1) }
 
 // get returns the entry that a hint for h names if it holds key, and moves
-// that hint to the front of its set; else nilIdx.
+// that hint to the front of its set; else nilIdx. Like the index, it
+// compares a key only with an entry that has all 32 bits of h, once.
 func (x *hints) get(s *slab, key string, h uint32) (int32, *entry) {
 	if len(x.ways) == 0 {
 		return nilIdx, nil
@@ -54,7 +55,10 @@ func (x *hints) get(s *slab, key string, h uint32) (int32, *entry) {
 			continue
 		}
 		i := int32(v&0xffffff) - 1
-		if e := s.at(i); e.hash == h && e.key == key && e.live() {
+		if e := s.at(i); e.hash == h && e.live() {
+			if e.key != key {
+				return nilIdx, nil
+			}
 			copy(set[1:j+1], set[:j])
 			set[0] = v
 			return i, e
