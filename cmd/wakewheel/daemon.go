@@ -128,7 +128,9 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 	log.Info().Str("store", cfg.Engine.StoreDir).Int("reloaded", eng.Len()).Int("overdue", overdue).
 		Str("tick", cfg.Engine.Tick.String()).Dur("load", d.clock.Now().Sub(started)).Msg("store opened")
 
-	d.runner = scheduler.Start(eng, d.clock)
+	loopClock := loopClock(log)
+	defer loopClock.Close() // after the runner has stopped
+	d.runner = scheduler.Start(eng, loopClock)
 	defer d.runner.Stop()
 
 	d.srv = api.NewServer(d.runner, db, info, log)

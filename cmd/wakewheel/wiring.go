@@ -81,3 +81,17 @@ func capabilities(d *daemon) []capability {
 	caps = append(caps, reloadCapability(d, caps))
 	return append(caps, metricsCapability(d, caps))
 }
+
+// loopClock is the engine loop's clock: its timer wakes through the network
+// poller, so a reminder that comes due while the collector marks is not kept
+// waiting by a mark worker (internal/clock doc.go). Where no such timer can
+// be made the loop sleeps on the runtime's timer, and says so once.
+func loopClock(log zerolog.Logger) *clock.Polled {
+	return &clock.Polled{Made: func(kind string, err error) {
+		if err != nil {
+			log.Warn().Err(err).Str("timer", kind).Msg("loop timer: falling back to the runtime timer")
+			return
+		}
+		log.Info().Str("timer", kind).Msg("loop timer")
+	}}
+}

@@ -1,0 +1,162 @@
+package clock
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// grain is the step the armed instants of a poller timer are rounded up
+// to. The loop re-arms its timer on every turn with a duration counted
+// from a fresh now, so the instant it asks for moves by the nanoseconds
+// between two clock reads while the deadline it sleeps to stays put;
+// rounded up to the grain those requests are one instant and cost no
+// system call. A timer fires at most this much after its instant, never
+// before it.
+const grain = 10 * time.Microsecond
+
+// pollTimer is a one-shot timerfd read by a goroutine parked in the
+// network poller. The reader forwards an expiration only while the armed
+// instant it belongs to is still the one armed, so after Reset or Stop no
+// stale value is received (the Go 1.23 contract).
+type pollTimer struct {
+	fd   int
+	f    *os.File // fd, registered with the poller
+	c    chan time.Time
+	base time.Time // instants are counted from here, on the monotonic clock
+	done chan struct{}
+
+	mu     sync.Mutex
+	at     time.Duration // armed instant since base; 0: not armed (fired or stopped)
+	closed bool
+	sets   int // settime calls, for the test that an unchanged instant makes none
+}
+
+func newPollTimer(d time.Duration) (*pollTimer, error) {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("timerfd_create: %w", err)
+	}
+	// A non-blocking descriptor makes a pollable file: a read parks the
+	// reader in the network poller, not on a thread.
+	t := &pollTimer{fd: fd, f: os.NewFile(uintptr(fd), "timerfd"), c: make(chan time.Time, 1),
+		base: time.Now(), done: make(chan struct{})}
+	go t.read()
+	t.Reset(d)
+	return t, nil
+}
+
+func (t *pollTimer) C() <-chan time.Time { return t.c }
+
+// Reset re-arms the timer to fire d from now; a value not yet received is
+// dropped. Re-arming to the instant already armed makes no system call.
+func (t *pollTimer) Reset(d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.drain()
+	if d <= 0 {
+		t.disarm()
+		t.c <- time.Now()
+		return
+	}
+	now := time.Since(t.base)
+	at := (now + d + grain - 1) / grain * grain
+	if at == t.at {
+		return
+	}
+	// Relative to the kernel's now, which is no earlier than ours: the
+	// timer fires at at or after it.
+	t.settime(at - now)
+	t.at = at
+}
+
+// Stop disarms the timer and drops a value not yet received; it reports
+// whether that stopped a firing (an armed timer or an unreceived value).
+func (t *pollTimer) Stop() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	pending := t.drain()
+	if t.at != 0 {
+		pending = true
+	}
+	t.disarm()
+	return pending
+}
+
+// read forwards expirations until the descriptor is closed. An expiration
+// is forwarded only if the kernel says the arm now in force has expired:
+// one read before a re-arm belongs to the old instant and is dropped, and
+// the new arm brings its own.
+func (t *pollTimer) read() {
+	defer close(t.done)
+	var buf [8]byte
+	for {
+		if _, err := t.f.Read(buf[:]); err != nil {
+			return // closed (a timerfd read fails no other way)
+		}
+		t.mu.Lock()
+		if t.at != 0 && !t.closed {
+			var cur unix.ItimerSpec
+			if unix.TimerfdGettime(t.fd, &cur) == nil && cur.Value.Sec == 0 && cur.Value.Nsec == 0 {
+				t.at = 0
+				select {
+				case t.c <- time.Now():
+				default:
+				}
+			}
+		}
+		t.mu.Unlock()
+	}
+}
+
+// drain drops a value not yet received; t.mu is held.
+func (t *pollTimer) drain() bool {
+	select {
+	case <-t.c:
+		return true
+	default:
+		return false
+	}
+}
+
+// disarm stops the kernel's timer if it is armed; t.mu is held.
+func (t *pollTimer) disarm() {
+	if t.at != 0 {
+		t.settime(0)
+		t.at = 0
+	}
+}
+
+// settime arms the kernel's timer d from now (0 disarms); t.mu is held.
+// It fails only on a bad descriptor, which a timer that is not closed does
+// not have.
+func (t *pollTimer) settime(d time.Duration) {
+	t.sets++
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	if err := unix.TimerfdSettime(t.fd, 0, &spec, nil); err != nil {
+		panic(fmt.Sprintf("clock: timerfd_settime: %v", err))
+	}
+}
+
+// close releases the descriptor and waits for the reader to end.
+func (t *pollTimer) close() {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.closed = true
+	t.disarm()
+	t.mu.Unlock()
+	t.f.Close()
+	<-t.done
+}
