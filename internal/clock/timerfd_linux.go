@@ -81,15 +81,9 @@ func (t *pollTimer) Reset(d time.Duration) {
 func (t *pollTimer) Stop() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closed {
-		return false
-	}
-	pending := t.drain()
-	if t.at != 0 {
-		pending = true
-	}
+	armed := t.at != 0
 	t.disarm()
-	return pending
+	return !t.closed && (t.drain() || armed)
 }
 
 // read forwards expirations until the descriptor is closed. An expiration
@@ -150,13 +144,12 @@ func (t *pollTimer) settime(d time.Duration) {
 // close releases the descriptor and waits for the reader to end.
 func (t *pollTimer) close() {
 	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		return
-	}
+	was := t.closed
 	t.closed = true
 	t.disarm()
 	t.mu.Unlock()
-	t.f.Close()
-	<-t.done
+	if !was {
+		t.f.Close()
+		<-t.done
+	}
 }
