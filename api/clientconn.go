@@ -52,7 +52,7 @@ type clientConn struct {
 	answer          []byte // a post's answer is read into it
 	// raw is the connection's descriptor, nil where posts take the
 	// ordinary path; trip its round trips, in their first reads
-	// (clientframe.go).
+	// (rawtrip.go).
 	raw  syscall.RawConn
 	trip *rawTrip
 	in   []byte

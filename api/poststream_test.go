@@ -375,7 +375,7 @@ func TestPostStreamTakesPostsSentAhead(t *testing.T) {
 	}
 }
 
-// A post larger than the client's raw round trip takes (clientframe.go)
+// A post larger than the client's raw round trip takes (rawtrip.go)
 // goes on the stream the ordinary way, and the daemon reads it whole (a
 // frame larger than its read buffer): it answers it (over the class's
 // body limit), and the stream carries the next post.

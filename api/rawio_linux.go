@@ -8,7 +8,7 @@ import (
 )
 
 // rawWrite and rawRead are write(2) and read(2) of a non-blocking socket
-// without the scheduler's syscall entry (clientframe.go says why), with
+// without the scheduler's syscall entry (rawtrip.go says why), with
 // their errno (0 for none); EINTR is retried.
 func rawWrite(fd uintptr, b []byte) (int, syscall.Errno) { return rawIO(syscall.SYS_WRITE, fd, b) }
 func rawRead(fd uintptr, b []byte) (int, syscall.Errno)  { return rawIO(syscall.SYS_READ, fd, b) }

@@ -16,10 +16,11 @@
 //   - Runner wraps an Engine in one goroutine that sleeps until the wheel's
 //     Next() (an idle engine sets no timer at all) and one worker goroutine
 //     that runs handlers. Every change from other goroutines enters through
-//     Runner.Do, the single entry point. Next is a deadline's own instant,
-//     and under the real clock the last 2 ms before it are slept by the
-//     kernel's nanosleep, not by a runtime timer, which an idle process
-//     wakes for in whole milliseconds (wake.go).
+//     Runner.Do, the single entry point. Next is a deadline's own instant;
+//     the runner sleeps on its clock's timer, which the daemon makes a
+//     timerfd woken through the network poller (internal/clock.Polled): a
+//     runtime timer waits in whole milliseconds and behind a collector's
+//     idle mark workers.
 //
 // Invariants:
 //   - a key is never run twice at once; a key that falls due again while its

@@ -82,7 +82,8 @@ func (r *Runner) loop() {
 	}()
 	defer close(jobs)
 
-	waker := newWaker(r.clock)
+	timer := r.clock.NewTimer(time.Hour)
+	timer.Stop()
 	busy := false
 	for {
 		now := r.clock.Now()
@@ -98,16 +99,16 @@ func (r *Runner) loop() {
 			// Next is the deadline's own instant (or, for one further out, a
 			// slot's to cascade); counted from a fresh now, so the time the
 			// firing above took is not added to the sleep.
-			wake = waker.arm(next, next.Sub(r.clock.Now()))
+			timer.Reset(max(next.Sub(r.clock.Now()), 0))
+			wake = timer.C()
 		} else {
-			waker.idle() // idle: no timer at all
+			timer.Stop() // idle: no timer at all
 		}
 		select {
 		case req := <-r.reqs:
 			req.fn(r.eng, r.clock.Now())
 			close(req.reply)
 		case <-wake:
-			waker.woke()
 		case res := <-results:
 			busy = false
 			r.eng.Finish(r.clock.Now(), res.job, res.out)

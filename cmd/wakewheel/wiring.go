@@ -85,9 +85,9 @@ func capabilities(d *daemon) []capability {
 // loopClock is the engine loop's clock: its timer wakes through the network
 // poller, so a reminder that comes due while the collector marks is not kept
 // waiting by a mark worker (internal/clock doc.go). Where no such timer can
-// be made the loop sleeps on the runtime's timer, and says so once. (The
-// runner's nanosleep for the last 2 ms is for clock.Real: a timerfd has no
-// millisecond rounding to make up for, so it serves the whole wait.)
+// be made the loop sleeps on the runtime's timer, and says so once. A
+// timerfd also has no millisecond rounding: the runtime's timers wait in the
+// poller with a timeout of whole milliseconds, up to a millisecond late.
 func loopClock(log zerolog.Logger) *clock.Polled {
 	return &clock.Polled{Made: func(kind string, err error) {
 		if err != nil {
