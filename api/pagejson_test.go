@@ -3,13 +3,12 @@ package api
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/internal/yieldtest"
 )
 
 // A deadline page, too, is written as encoding/json writes it.
@@ -74,25 +73,12 @@ func TestPageDeadlinesGoBackCleared(t *testing.T) {
 // with one processor, a goroutine that is ready to run runs many times
 // during a page of 10,000 instead of only after it.
 func TestDeadlinePageJSONYieldsAsItWrites(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	ds := make([]deadlines.Deadline, MaxDeadlinePage)
 	for i := range ds {
 		ds[i] = deadlines.Deadline{Key: fmt.Sprintf("reminder/load-%07d", i), Kind: "reminder", At: time.Unix(int64(i), 0)}
 	}
-	var ran, done atomic.Int64
-	started := make(chan struct{})
-	go func() {
-		close(started)
-		for done.Load() == 0 {
-			ran.Add(1)
-			runtime.Gosched()
-		}
-	}()
-	<-started
-	before := ran.Load()
-	_, ok := appendDeadlinePage(nil, ds, "")
-	during := ran.Load() - before
-	done.Store(1)
+	var ok bool
+	during := yieldtest.RunsDuring(func() { _, ok = appendDeadlinePage(nil, ds, "") })
 	if want := int64(len(ds) / yieldEvery / 2); !ok || during < want {
 		t.Fatalf("a ready goroutine ran %d times while a page of %d was written, want at least %d", during, len(ds), want)
 	}

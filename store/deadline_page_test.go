@@ -3,16 +3,15 @@ package store
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/syndtr/goleveldb/leveldb/storage"
 	wakewheel "github.com/wakewheel/wakewheel"
 	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/internal/yieldtest"
 )
 
 // TestDeadlinePageMatchesModel pages through the store after random puts,
@@ -142,7 +141,6 @@ func TestAppendDeadlinePageReusesItsSlice(t *testing.T) {
 // instead of only after it (the engine's loop, woken by a deadline, must
 // not wait for a listing).
 func TestDeadlinePageYieldsAsItReads(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	db := mustOpen(t, func(o Options) (*DB, error) { return OpenStorage(storage.NewMemStorage(), o) }, manual)
 	const n = 10000
 	for i := range n {
@@ -151,20 +149,9 @@ func TestDeadlinePageYieldsAsItReads(t *testing.T) {
 	if err := db.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	var ran, done atomic.Int64
-	started := make(chan struct{})
-	go func() {
-		close(started)
-		for done.Load() == 0 {
-			ran.Add(1)
-			runtime.Gosched()
-		}
-	}()
-	<-started
-	before := ran.Load()
-	page, _, err := db.DeadlinePage("r/", "", n)
-	during := ran.Load() - before
-	done.Store(1)
+	var page []deadlines.Deadline
+	var err error
+	during := yieldtest.RunsDuring(func() { page, _, err = db.DeadlinePage("r/", "", n) })
 	if err != nil || len(page) != n {
 		t.Fatalf("page of %d, err %v", len(page), err)
 	}
