@@ -8,9 +8,12 @@ import (
 
 // TimerProbe answers GET /v1/debug/timer?in=D: how late a plain runtime
 // timer (time.NewTimer) armed by the daemon for D fired, measured in the
-// daemon. Beside a reminder due in the same D, it separates the engine's
-// part of a reminder's lateness from the machine's: the Go scheduler and
-// the OS, under the same load at the same moment.
+// daemon: the Go scheduler's and the OS's part under the same load at the
+// same moment. It is not the engine loop's timer, which on Linux is a
+// timerfd woken through the poller (internal/clock.Polled): a runtime timer
+// due just after the loop woke waits for the poller's next whole
+// millisecond, so the probe can read later than the reminders beside it.
+// The machine's own part is a quiet process's timer (scalebench's sampler).
 type TimerProbe struct {
 	In   time.Duration `json:"in"`
 	Late time.Duration `json:"late"`

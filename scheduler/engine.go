@@ -105,9 +105,10 @@ func NewEngine(store Store, opts Options, now time.Time) (*Engine, error) {
 // reload fills the wheel from the store. Reading records runs in a
 // goroutine of its own while this one decodes them and enters them into a
 // new wheel (deadlines.Loader, its key index sized from the store's
-// estimate, so that it fills as the load goes): a restart with a million deadlines pays
-// for the slower of the two, not for their sum, and the wheel is complete
-// when the last batch is in. Only this goroutine touches the wheel.
+// estimate, so that it fills as the load goes): a restart with a million
+// deadlines pays for the slower of the two, not for their sum, and the
+// wheel is complete when the last batch is in. Only this goroutine touches
+// the wheel.
 func (e *Engine) reload(now time.Time) error {
 	type decodeBatch = func(fn func(deadlines.Deadline) error) error
 	type batch struct {
