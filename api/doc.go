@@ -27,7 +27,7 @@
 //	roots.go        GET|POST|DELETE /v1/roots, POST /v1/roots/arm|disarm
 //	leases.go       GET /v1/leases, POST /v1/leases/{name}/acquire|renew|release
 //	probe.go        GET /v1/debug/timer?in=D (how late a plain runtime timer
-//	                fires in the daemon now: the machine's part of lateness)
+//	                fires in the daemon now: the runtime and the OS, not the loop)
 //
 // Every request is traffic (Server.OnRequest) before it is served.
 //
