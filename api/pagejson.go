@@ -3,6 +3,8 @@ package api
 import (
 	"runtime"
 	"sync"
+	"time"
+	"unsafe"
 
 	"github.com/wakewheel/wakewheel/deadlines"
 )
@@ -11,53 +13,85 @@ import (
 // the processor (about 50 µs of work here).
 const yieldEvery = 128
 
-// appendDeadlinePage appends the page of ds (next: the cursor of the page
-// after it, "" for the last) as json.Encoder writes the DeadlinePage that
-// pageOf makes of them (with its newline), without reflection and without
-// that copy; false when encoding/json must write it (a time it would
-// refuse). A page of 10,000 is about 1 MB of JSON: every yieldEvery
-// deadlines the writer yields (runtime.Gosched), so that the engine's
-// loop, woken by a deadline that fell due meanwhile, gets a core at once
-// instead of after the page. The Go scheduler preempts a running goroutine
-// only after 10 ms; two listings on two cores would otherwise hold a due
-// reminder that long.
-func appendDeadlinePage(b []byte, ds []deadlines.Deadline, next string) ([]byte, bool) {
-	b = append(b, `{"deadlines":[`...) // a list, empty or not (as pageOf makes it)
-	for i := range ds {
-		if i > 0 {
-			b = append(b, ',')
-			if i%yieldEvery == 0 {
-				runtime.Gosched()
-			}
-		}
-		d := &ds[i]
-		b = append(b, `{"key":`...)
-		b = appendString(b, d.Key)
-		b = append(b, `,"kind":`...)
-		b = appendString(b, d.Kind)
-		b = append(b, `,"at":`...)
-		var ok bool
-		if b, ok = appendTime(b, d.At); !ok {
-			return b, false
-		}
-		if !d.Since.IsZero() {
-			b = append(b, `,"since":`...)
-			if b, ok = appendTime(b, d.Since); !ok {
-				return b, false
-			}
-		}
-		b = append(b, '}')
+// pageWriter writes a deadline page as json.Encoder writes the
+// DeadlinePage that pageOf makes of it (with its newline), one deadline at
+// a time as the store reads them (Records.VisitDeadlinePage), without
+// reflection and without a copy of the page: no key, no slice of
+// deadlines. Every yieldEvery deadlines it yields (runtime.Gosched), so
+// that the engine's loop, woken by a deadline that fell due meanwhile,
+// gets a core at once instead of after the page. The Go scheduler preempts
+// a running goroutine only after 10 ms; two listings on two cores would
+// otherwise hold a due reminder that long.
+type pageWriter struct {
+	b    []byte
+	n    int    // deadlines written
+	last []byte // the key written last: the next page's cursor
+	ok   bool   // false once a time encoding/json would refuse came
+}
+
+// start begins a page in b[:0].
+func (p *pageWriter) start(b []byte) {
+	p.b = append(b[:0], `{"deadlines":[`...) // a list, empty or not (as pageOf makes it)
+	p.n, p.last, p.ok = 0, p.last[:0], true
+}
+
+// add writes one deadline; key and kind are only read during the call.
+func (p *pageWriter) add(key, kind []byte, at, since time.Time) {
+	if !p.ok {
+		return
 	}
-	b = append(b, ']')
-	if next != "" {
+	if p.n > 0 {
+		p.b = append(p.b, ',')
+		if p.n%yieldEvery == 0 {
+			runtime.Gosched()
+		}
+	}
+	p.n++
+	p.last = append(p.last[:0], key...)
+	b := append(p.b, `{"key":`...)
+	b = appendString(b, transient(key))
+	b = append(b, `,"kind":`...)
+	b = appendString(b, transient(kind))
+	b = append(b, `,"at":`...)
+	if b, p.ok = appendTime(b, at); p.ok && !since.IsZero() {
+		b = append(b, `,"since":`...)
+		b, p.ok = appendTime(b, since)
+	}
+	p.b = append(b, '}')
+}
+
+// end closes the page: when more follow, its next cursor is the key
+// written last. It is the page unless a time encoding/json would refuse
+// came (false): then encoding/json must write the page, to say so.
+func (p *pageWriter) end(more bool) ([]byte, bool) {
+	b := append(p.b, ']')
+	if more {
 		b = append(b, `,"next":`...)
-		b = appendString(b, next)
+		b = appendString(b, transient(p.last))
 	}
-	return append(b, "}\n"...), true
+	p.b = append(b, "}\n"...)
+	return p.b, p.ok
+}
+
+// transient is b as a string for the length of a call that only reads it
+// (appendString), without a copy; the string must not be kept.
+func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// appendDeadlinePage appends the page of ds (next: the cursor of the page
+// after it, "" for the last) as pageWriter writes it; false when
+// encoding/json must write it.
+func appendDeadlinePage(b []byte, ds []deadlines.Deadline, next string) ([]byte, bool) {
+	var p pageWriter
+	p.start(b)
+	for i := range ds {
+		p.add([]byte(ds[i].Key), []byte(ds[i].Kind), ds[i].At, ds[i].Since)
+	}
+	p.last = append(p.last[:0], next...)
+	return p.end(next != "")
 }
 
 // pageOf is the answer a page of ds is, as a value (what encoding/json
-// writes when appendDeadlinePage cannot).
+// writes when pageWriter cannot).
 func pageOf(ds []deadlines.Deadline, next string) DeadlinePage {
 	out := DeadlinePage{Deadlines: make([]Deadline, len(ds)), Next: next}
 	for i, d := range ds {
@@ -66,50 +100,33 @@ func pageOf(ds []deadlines.Deadline, next string) DeadlinePage {
 	return out
 }
 
-// A page is written into a buffer of its own pool: a page of 1,000
-// deadlines is ~95 KB of JSON, past the 64 KiB the shared pool keeps, and
-// a buffer grown anew for every page (8 KB, 16 KB, … 128 KB) was most of a
-// listing's garbage, and so of the collections under callers that list in
-// a loop. Listings take turns (the listing gate), so the pool holds a
-// buffer or two; one longer than maxPooledPage (a page of MaxDeadlinePage
-// with long keys) is dropped.
-var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
+// A page is written by a writer of a pool, into its buffer: a page of
+// 1,000 deadlines is ~95 KB of JSON, past the 64 KiB the shared pool
+// keeps, and a buffer grown anew for every page (8 KB, 16 KB, … 128 KB)
+// was most of a listing's garbage, and so of the collections under callers
+// that list in a loop. Listings take turns (the listing gate), so the pool
+// holds a writer or two; one whose buffer grew past maxPooledPage (a page
+// of MaxDeadlinePage with long keys) is dropped.
+var pageWriters = sync.Pool{New: func() any { return new(pageWriter) }}
 
 const maxPooledPage = 2 << 20
 
 // pageBytes is the size a page of n deadlines is likely to take.
 func pageBytes(n int) int { return 64 + n*100 }
 
-func getPageBuffer(n int) *[]byte {
-	b := pageBuffers.Get().(*[]byte)
-	if cap(*b) < pageBytes(n) {
-		*b = make([]byte, 0, pageBytes(n))
+// getPageWriter is a writer started on a buffer for a page of n.
+func getPageWriter(n int) *pageWriter {
+	p := pageWriters.Get().(*pageWriter)
+	if cap(p.b) < pageBytes(n) {
+		p.b = make([]byte, 0, pageBytes(n))
 	}
-	return b
+	p.start(p.b)
+	return p
 }
 
-func putPageBuffer(b *[]byte) {
-	if cap(*b) <= maxPooledPage {
-		*b = (*b)[:0]
-		pageBuffers.Put(b)
+func putPageWriter(p *pageWriter) {
+	if cap(p.b) <= maxPooledPage {
+		p.b = p.b[:0]
+		pageWriters.Put(p)
 	}
-}
-
-// The deadlines of a page come into a slice of their own pool, for the
-// same reason: a page of 1,000 read into a new slice was ~100 KB of
-// garbage, a third of what a page cost (most of the rest is LevelDB's
-// blocks, read anew for each page). A slice is cleared before it goes
-// back, so that it holds no key of the page it served; one longer than
-// MaxDeadlinePage+1 (none is) would be dropped.
-var pageDeadlines = sync.Pool{New: func() any { return new([]deadlines.Deadline) }}
-
-func getPageDeadlines() *[]deadlines.Deadline { return pageDeadlines.Get().(*[]deadlines.Deadline) }
-
-func putPageDeadlines(ds *[]deadlines.Deadline) {
-	if cap(*ds) > MaxDeadlinePage+1 {
-		return
-	}
-	clear((*ds)[:cap(*ds)])
-	*ds = (*ds)[:0]
-	pageDeadlines.Put(ds)
 }

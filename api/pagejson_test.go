@@ -31,7 +31,8 @@ func TestDeadlinePageJSONIsEncodingJSONs(t *testing.T) {
 		many.ds = append(many.ds, deadlines.Deadline{Key: fmt.Sprint("reminder/load-", i), Kind: "reminder", At: since})
 	}
 	many.next = "reminder/load-9"
-	for _, p := range append(pages, many) {
+	reused := getPageWriter(1) // one writer for every page, as the pool hands them out
+	for _, p := range append(pages, many, pages[0]) {
 		var want strings.Builder
 		if err := json.NewEncoder(&want).Encode(pageOf(p.ds, p.next)); err != nil {
 			t.Fatal(err)
@@ -39,33 +40,20 @@ func TestDeadlinePageJSONIsEncodingJSONs(t *testing.T) {
 		if got, ok := appendDeadlinePage(nil, p.ds, p.next); !ok || string(got) != want.String() {
 			t.Errorf("page of %d:\n got %s\nwant %s", len(p.ds), got, want.String())
 		}
+		reused.start(reused.b)
+		for _, d := range p.ds {
+			reused.add([]byte(d.Key), []byte(d.Kind), d.At, d.Since)
+		}
+		if p.next != "" {
+			reused.last = append(reused.last[:0], p.next...)
+		}
+		if got, ok := reused.end(p.next != ""); !ok || string(got) != want.String() {
+			t.Errorf("page of %d by a reused writer:\n got %s\nwant %s", len(p.ds), got, want.String())
+		}
 	}
 	bad := []deadlines.Deadline{{Key: "k", At: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}}
 	if _, ok := appendDeadlinePage(nil, bad, ""); ok {
 		t.Error("a year before 0 written by hand; encoding/json refuses it")
-	}
-}
-
-// A page's slice goes back to its pool empty and cleared: it holds no key
-// of the page it served (the keys' memory is free once the page is
-// written), and a slice too long for any page is not kept.
-func TestPageDeadlinesGoBackCleared(t *testing.T) {
-	ds := &[]deadlines.Deadline{{Key: "reminder/a", Kind: "reminder"}, {Key: "reminder/b"}}
-	*ds = (*ds)[:1]
-	putPageDeadlines(ds)
-	if len(*ds) != 0 {
-		t.Fatalf("a slice of %d went back", len(*ds))
-	}
-	for i, d := range (*ds)[:cap(*ds)] {
-		if d.Key != "" || d.Kind != "" {
-			t.Errorf("deadline %d still holds %q", i, d.Key)
-		}
-	}
-	long := make([]deadlines.Deadline, 1, MaxDeadlinePage+2)
-	long[0].Key = "reminder/c"
-	putPageDeadlines(&long)
-	if long[0].Key != "reminder/c" {
-		t.Error("a slice longer than any page was cleared for the pool")
 	}
 }
 

@@ -38,6 +38,10 @@ type Records interface {
 	// from one consistent snapshot, without the engine's loop, written into
 	// dst[:0]; more says whether others follow.
 	AppendDeadlinePage(dst []deadlines.Deadline, prefix, after string, limit int) (_ []deadlines.Deadline, more bool, _ error)
+	// VisitDeadlinePage reads the same page and hands fn each deadline as
+	// it is read: key and kind are the stored bytes, valid only during
+	// the call.
+	VisitDeadlinePage(prefix, after string, limit int, fn func(key, kind []byte, at, since time.Time)) (more bool, _ error)
 	Sync() error
 }
 

@@ -180,6 +180,10 @@ func TestUndecodableRecords(t *testing.T) {
 		if !strings.Contains(err.Error(), fmt.Sprintf("%q", k)) {
 			t.Errorf("error %q does not name the key %q", err, k)
 		}
+		_, err = db.VisitDeadlinePage("", "", 10, func([]byte, []byte, time.Time, time.Time) {})
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("%q", k)) {
+			t.Errorf("a page over %q: %v, want ErrCorrupt naming the key", k, err)
+		}
 		if err := db.ldb.Delete([]byte(k), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -265,6 +269,10 @@ func FuzzDecodeDeadline(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v []byte) {
 		var dec deadlineDecoder
 		d, err := dec.decode([]byte("d/key"), v)
+		kind, at, since, lerr := decodeListed([]byte("d/key"), v) // a listing's decode: the same checks
+		if (lerr == nil) != (err == nil) || (err == nil && (string(kind) != d.Kind || !at.Equal(d.At) || !since.Equal(d.Since))) {
+			t.Fatalf("decodeListed(%x) = %q %v %v, %v; decode = %+v, %v", v, kind, at, since, lerr, d, err)
+		}
 		if err != nil {
 			if !errors.Is(err, errBadRecord) {
 				t.Fatalf("decode error %v is not a bad-record error", err)

@@ -2,9 +2,11 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
@@ -41,14 +43,53 @@ func (db *DB) DeadlinePage(prefix, after string, limit int) (_ []deadlines.Deadl
 
 // AppendDeadlinePage is DeadlinePage writing the page into dst[:0] (grown
 // when it is too short): a caller that lists page after page reuses one
-// slice instead of a new one of limit+1 deadlines (~100 KB at 1,000) each
-// time, which was a third of a listing's garbage.
+// slice instead of a new one of limit deadlines (~100 KB at 1,000) each
+// time.
 func (db *DB) AppendDeadlinePage(dst []deadlines.Deadline, prefix, after string, limit int) (_ []deadlines.Deadline, more bool, err error) {
+	out := dst[:0]
+	if cap(out) == 0 && limit > 0 {
+		out = make([]deadlines.Deadline, 0, min(limit, 1024))
+	}
+	var dec deadlineDecoder
+	more, err = db.pageRecords(prefix, after, limit, func(k, v []byte) error {
+		d, err := dec.decode(k, v)
+		out = append(out, d)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, more, nil
+}
+
+// VisitDeadlinePage reads the page AppendDeadlinePage returns and hands fn
+// each of its deadlines as it is read, in key order, and copies nothing:
+// key (without the store's prefix) and kind are the stored bytes, valid
+// only during the call, and the payload is checked but not read. A page
+// of 1,000 written out this way costs no key, no payload and no slice of
+// deadlines (~40 KB of garbage a page at a million stored when decoded).
+// A record that does not decode ends the page with ErrCorrupt, as
+// AppendDeadlinePage does.
+func (db *DB) VisitDeadlinePage(prefix, after string, limit int, fn func(key, kind []byte, at, since time.Time)) (more bool, err error) {
+	return db.pageRecords(prefix, after, limit, func(k, v []byte) error {
+		kind, at, since, err := decodeListed(k, v)
+		if err == nil {
+			fn(k[len(deadlinePrefix):], kind, at, since)
+		}
+		return err
+	})
+}
+
+// pageRecords calls fn with the raw key ("d/<key>") and value of each of
+// the page's first limit records, neither of them to be kept past the
+// call, and says whether more follow. An error of fn ends the page and is
+// returned, wrapped.
+func (db *DB) pageRecords(prefix, after string, limit int, fn func(k, v []byte) error) (more bool, err error) {
 	if limit <= 0 {
-		return dst[:0], false, nil
+		return false, nil
 	}
 	if err := db.gate.enter(); err != nil {
-		return nil, false, err
+		return false, err
 	}
 	defer db.gate.leave()
 	defer catchLevelDBPanic(db.name, &err)
@@ -57,7 +98,7 @@ func (db *DB) AppendDeadlinePage(dst []deadlines.Deadline, prefix, after string,
 	var over []overlayEntry
 	ldb, err := db.readHandle() // before wmu: the healer takes them in this order
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	defer db.readDone()
 	db.wmu.Lock()
@@ -71,7 +112,7 @@ func (db *DB) AppendDeadlinePage(dst []deadlines.Deadline, prefix, after string,
 	db.wb.mu.Unlock()
 	db.wmu.Unlock()
 	if err != nil {
-		return nil, false, db.wrap("deadline page", err)
+		return false, db.wrap("deadline page", err)
 	}
 	defer snap.Release()
 	slices.SortFunc(over, func(a, b overlayEntry) int { return strings.Compare(a.key, b.key) })
@@ -83,15 +124,11 @@ func (db *DB) AppendDeadlinePage(dst []deadlines.Deadline, prefix, after string,
 	it := snap.NewIterator(rng, &opt.ReadOptions{DontFillCache: true})
 	defer it.Release()
 
-	var dec deadlineDecoder
-	out := dst[:0]
-	if cap(out) == 0 {
-		out = make([]deadlines.Deadline, 0, min(limit, 1024)+1)
-	}
+	var overKey []byte // the raw key of an overlay entry
 	stored := it.Next()
-	for len(out) <= limit {
-		var d deadlines.Deadline
-		var err error
+	for n := 0; ; {
+		var k, v []byte
+		fromStore := false
 		switch {
 		case len(over) > 0 && (!stored || over[0].key <= string(it.Key()[len(deadlinePrefix):])):
 			if stored && over[0].key == string(it.Key()[len(deadlinePrefix):]) {
@@ -102,22 +139,26 @@ func (db *DB) AppendDeadlinePage(dst []deadlines.Deadline, prefix, after string,
 			if o.del {
 				continue
 			}
-			d, err = dec.decode(deadlineKey(nil, o.key), o.val)
+			overKey = deadlineKey(overKey[:0], o.key)
+			k, v = overKey, o.val
 		case stored:
-			d, err = dec.decode(it.Key(), it.Value()) // before Next reuses them
-			stored = it.Next()
+			k, v, fromStore = it.Key(), it.Value(), true
 		default:
-			return out, false, db.wrap("deadline page", it.Error())
+			return false, db.wrap("deadline page", it.Error())
 		}
-		if err != nil {
-			return nil, false, db.wrap("deadline page", err)
+		if n == limit {
+			return true, db.wrap("deadline page", it.Error()) // one more: the page is full
 		}
-		out = append(out, d)
-		if len(out)%pageYieldEvery == 0 {
+		if err := fn(k, v); err != nil {
+			return false, db.wrap("deadline page", err)
+		}
+		if fromStore {
+			stored = it.Next() // after fn: Next reuses the key and value's bytes
+		}
+		if n++; n%pageYieldEvery == 0 {
 			runtime.Gosched()
 		}
 	}
-	return out[:limit], true, db.wrap("deadline page", it.Error())
 }
 
 // pageYieldEvery is how many deadlines a page reads between yields of the
@@ -130,3 +171,34 @@ func (db *DB) AppendDeadlinePage(dst []deadlines.Deadline, prefix, after string,
 // its timer expiring there, would otherwise wait for the whole page. The
 // answer's encoding yields likewise (the api package's yieldEvery).
 const pageYieldEvery = 128
+
+// decodeListed decodes what a listing prints of the record under the raw
+// key k with value v: its kind (v's bytes, not copied) and times. It
+// checks the record as deadlineDecoder.decode does, with the same errors,
+// but copies no payload and no key.
+func decodeListed(k, v []byte) (kind []byte, at, since time.Time, err error) {
+	if len(v) < deadlineFixedLen {
+		return nil, at, since, badRecord(k, "deadline value too short")
+	}
+	if v[0] != deadlineV1 {
+		return nil, at, since, badRecord(k, "unknown deadline encoding version")
+	}
+	flags := v[1]
+	if flags&^(flagAtZero|flagSinceZero) != 0 {
+		return nil, at, since, badRecord(k, "unknown deadline flags")
+	}
+	kind, rest, ok := lengthPrefixed(v[deadlineFixedLen:])
+	if !ok {
+		return nil, at, since, badRecord(k, "bad deadline kind")
+	}
+	if _, rest, ok = lengthPrefixed(rest); !ok || len(rest) != 0 {
+		return nil, at, since, badRecord(k, "bad deadline payload")
+	}
+	if flags&flagAtZero == 0 {
+		at = time.Unix(0, int64(binary.BigEndian.Uint64(v[2:10])))
+	}
+	if flags&flagSinceZero == 0 {
+		since = time.Unix(0, int64(binary.BigEndian.Uint64(v[10:18])))
+	}
+	return kind, at, since, nil
+}

@@ -62,12 +62,19 @@ func TestDeadlinePageMatchesModel(t *testing.T) {
 		slices.Sort(want)
 		var got []string
 		after := ""
-		var reused []deadlines.Deadline // odd rounds: each page into the last one's slice
+		var reused []deadlines.Deadline // rounds 1 of 3: each page into the last one's slice
 		for pages := 0; ; pages++ {
-			page, more, err := db.DeadlinePage(prefix, after, limit)
-			if round%2 == 1 {
+			var page []deadlines.Deadline
+			var more bool
+			var err error
+			switch round % 3 {
+			case 0:
+				page, more, err = db.DeadlinePage(prefix, after, limit)
+			case 1:
 				page, more, err = db.AppendDeadlinePage(reused, prefix, after, limit)
 				reused = page
+			default:
+				page, more, err = visitedPage(db, prefix, after, limit)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -92,6 +99,22 @@ func TestDeadlinePageMatchesModel(t *testing.T) {
 	}
 }
 
+// visitedPage is the page VisitDeadlinePage hands out, each deadline
+// copied as it comes (its bytes are the store's only during the call).
+func visitedPage(db *DB, prefix, after string, limit int) ([]deadlines.Deadline, bool, error) {
+	var page []deadlines.Deadline
+	more, err := db.VisitDeadlinePage(prefix, after, limit, func(key, kind []byte, at, since time.Time) {
+		page = append(page, deadlines.Deadline{Key: string(key), Kind: string(kind), At: at, Since: since})
+	})
+	return page, more, err
+}
+
+// sameListed: a and b list alike (key, kind and times; a listing does
+// not read the payload).
+func sameListed(a, b deadlines.Deadline) bool {
+	return a.Key == b.Key && a.Kind == b.Kind && a.At.Equal(b.At) && a.Since.Equal(b.Since)
+}
+
 // TestDeadlinePageCursorOutsidePrefix: a cursor before the prefix starts at
 // the prefix; one after it gives an empty page.
 func TestDeadlinePageCursorOutsidePrefix(t *testing.T) {
@@ -109,6 +132,9 @@ func TestDeadlinePageCursorOutsidePrefix(t *testing.T) {
 		page, more, err := db.DeadlinePage("b/", c.after, 10)
 		if err != nil || more || len(page) != c.want {
 			t.Errorf("after %q: %d deadlines (more %v, err %v), want %d", c.after, len(page), more, err, c.want)
+		}
+		if visited, more, err := visitedPage(db, "b/", c.after, 10); err != nil || more || !slices.EqualFunc(visited, page, sameListed) {
+			t.Errorf("after %q: visited %v (more %v, err %v), want %v", c.after, visited, more, err, page)
 		}
 	}
 }

@@ -46,8 +46,12 @@
 // LevelDB snapshot and a copy of the write-behind changes it lacks, taken
 // together under the write lock (deadline_page.go). It costs the page and
 // the write-behind buffer, never the number of deadlines, and never waits
-// for the scheduler; it yields the processor as it reads, and
-// AppendDeadlinePage writes into a caller's slice, reused page after page.
+// for the scheduler; it yields the processor as it reads.
+// AppendDeadlinePage writes into a caller's slice, reused page after page;
+// VisitDeadlinePage hands each deadline's stored bytes to a writer as it is
+// read and copies nothing (no key, no payload). The store keeps no block
+// cache: every open table holds its own index block, which a page would
+// otherwise read again each time (integrity.go, strictOptions).
 //
 // # What a crash can lose
 //

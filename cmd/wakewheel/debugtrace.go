@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"runtime/trace"
 
 	"github.com/rs/zerolog"
@@ -16,10 +18,44 @@ import (
 // nothing of it is served on any socket.
 const debugTraceEnv = "WAKEWHEEL_DEBUG_TRACE"
 
+// debugAllocsEnv names a file the daemon writes its allocation profile to
+// when it stops (runtime/pprof "allocs", read with `go tool pprof
+// -sample_index=alloc_space`): what the requests it served allocated, by
+// call stack. The same kind of aid as debugTraceEnv, read from the
+// environment only.
+const debugAllocsEnv = "WAKEWHEEL_DEBUG_ALLOCS"
+
 // startDebugTrace starts the trace when debugTraceEnv is set and returns
-// what stops it; a trace that cannot start is logged and the daemon runs
-// on without it.
+// what stops it, which also writes the allocation profile when
+// debugAllocsEnv is set; a trace or profile that cannot be written is
+// logged and the daemon runs on without it.
 func startDebugTrace(log zerolog.Logger) (stop func()) {
+	stopTrace := startTrace(log)
+	return func() {
+		stopTrace()
+		writeAllocs(log)
+	}
+}
+
+func writeAllocs(log zerolog.Logger) {
+	path := os.Getenv(debugAllocsEnv)
+	if path == "" {
+		return
+	}
+	runtime.GC() // the profile is as of the last collection
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		log.Warn().Err(err).Str("file", path).Msg("allocation profile not written")
+	}
+}
+
+func startTrace(log zerolog.Logger) (stop func()) {
 	path := os.Getenv(debugTraceEnv)
 	if path == "" {
 		return func() {}
