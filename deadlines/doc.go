@@ -74,25 +74,35 @@
 // linking one list node. When a new At maps to the entry's current slot, no
 // list is touched.
 //
-// Storage: entries are 48-byte structs in a slab of fixed 48 KiB pages
-// (slab.go), addressed by int32 indices, reused through a free list. An
-// entry holds the key's string header (the caller's key bytes are shared),
-// At, Since, its list links, its hash, its kind interned to a 16-bit id
-// (kinds.go), and its bucket. Payloads, which few deadlines carry, live in a
-// side map. Keys map to entries through a Swiss-style open-addressing table
-// (index.go) of 64-byte groups, one cache line each, of 16 control bytes and
-// 16 three-byte slab indices (so a wheel holds at most MaxPending, 2^24-1,
-// 16.7M deadlines; Apply refuses a new key beyond with ErrFull): 4 to 9
-// bytes a deadline as the wheel grows (the table never shrinks). In front
-// of it, once the index outgrows the caches, hints
+// Storage: entries are 64-byte structs, one cache line each, in a slab of
+// fixed 64 KiB pages (slab.go), addressed by int32 indices, reused through
+// a free list. An entry holds At, Since, its list links, its hash, its kind
+// interned to a 16-bit id (kinds.go), its bucket, and its key: a key of up
+// to 31 bytes (every key the engine makes but a burst or reconcile of a
+// deep root) is copied into the entry, a longer one is kept in the slab's
+// side table of long keys. So an entry holds no pointer: the pages are
+// noscan, a collection neither scans them nor marks a string per pending
+// deadline, and a lookup compares the caller's key with bytes in the line
+// it already read for the hash. Payloads, which few deadlines carry, live
+// in a side map. Keys map to entries through a Swiss-style open-addressing
+// table (index.go) of 64-byte groups, one cache line each, of 16 control
+// bytes and 16 three-byte slab indices (so a wheel holds at most
+// MaxPending, 2^24-1, 16.7M deadlines; Apply refuses a new key beyond with
+// ErrFull): 4 to 9 bytes a deadline as the wheel grows (the table never
+// shrinks). In front of it, once the index outgrows the caches, hints
 // (hints.go): four-way sets of the slab indices of the keys found lately,
 // an eighth of the index (at most 1 MiB), so re-arming a working set of keys
 // does not touch a multi-megabyte index. A hint is checked against its
 // entry, so a stale one only costs the probe it failed to save; Push, which
-// mostly creates, goes to the index directly. Altogether a pending
-// deadline takes under 64 bytes besides its key (about 54 at 100k pending,
-// 58 at 1M). Extend allocates nothing; a push of a new key allocates only
-// when a page or the table grows.
+// mostly creates, goes to the index directly. Altogether a pending deadline
+// with a key of up to 31 bytes takes about 70 bytes, its key included (at
+// 100k pending; 74 at 1M), and the wheel keeps nothing of the caller's key.
+// Extend allocates nothing; a push of a new key allocates only when a page
+// or the table grows (or for a long key's slot in the side table). What
+// hands a deadline out (Advance's fired deadlines, Earliest, All) copies its
+// key into a string of its own, carved out of a shared 4 KiB chunk (one
+// allocation for about 150 keys; a key kept for long keeps its chunk
+// alive); Get hands back the caller's own key.
 //
 // Invariants (checked by the tests' checkInvariants):
 //   - every pending entry is in exactly one list, the one its due tick maps

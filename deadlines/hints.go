@@ -56,7 +56,7 @@ func (x *hints) get(s *slab, key string, h uint32) (int32, *entry) {
 		}
 		i := int32(v&0xffffff) - 1
 		if e := s.at(i); e.hash == h && e.live() {
-			if e.key != key {
+			if !s.hasKey(e, key) {
 				return nilIdx, nil
 			}
 			copy(set[1:j+1], set[:j])

@@ -14,12 +14,12 @@ func TestHintsAreChecked(t *testing.T) {
 	var x hints
 	x.fit(minHintedSlots)
 	i := s.alloc()
-	*s.at(i) = entry{key: "a", hash: 7}
+	s.put(i, "a", 7)
 	x.put(7, i)
 	if j, _ := x.get(&s, "a", 7); j != i {
 		t.Fatalf("get(a) = %d, want %d", j, i)
 	}
-	*s.at(i) = entry{key: "b", hash: 7} // reused by another key of the same hash
+	s.put(i, "b", 7) // reused by another key of the same hash
 	if j, _ := x.get(&s, "a", 7); j != nilIdx {
 		t.Fatalf("get(a) after reuse = %d, want none", j)
 	}
@@ -96,7 +96,7 @@ func TestHintsKeepARound(t *testing.T) {
 	idx := make([]int32, len(keys))
 	for n, k := range keys {
 		idx[n] = s.alloc()
-		*s.at(idx[n]) = entry{key: k, hash: uint32(n+1) << 24}
+		s.put(idx[n], k, uint32(n+1)<<24)
 	}
 	found := 0
 	for round := range 4 {

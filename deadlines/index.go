@@ -130,7 +130,7 @@ func (x *index) home(h uint32) (g uint32, tag uint8) { return h >> x.shift, uint
 // once after it.
 func (x *index) find(s *slab, key string, h uint32) (int32, *entry, uint32) {
 	i, e, pos := x.findHash(s, h)
-	if i == nilIdx || e.key == key {
+	if i == nilIdx || s.hasKey(e, key) {
 		return i, e, pos
 	}
 	return x.findKey(s, key, h)
@@ -214,7 +214,7 @@ func (x *index) findKey(s *slab, key string, h uint32) (int32, *entry, uint32) {
 			for m := matchTag(c, tag); m != 0; m &= m - 1 {
 				j := byteSlot(w, m)
 				i := grp.slot(j)
-				if e := s.at(i); e.hash == h && e.key == key {
+				if e := s.at(i); e.hash == h && s.hasKey(e, key) {
 					return i, e, g*groupSize + j
 				}
 			}

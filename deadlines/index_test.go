@@ -29,7 +29,7 @@ func TestIndexChurn(t *testing.T) {
 			}
 			if i == nilIdx {
 				i = s.alloc()
-				*s.at(i) = entry{key: k, hash: h}
+				s.put(i, k, h)
 				x.insertAt(&s, i, h, pos)
 				want[k] = i
 			} else {
@@ -44,8 +44,8 @@ func TestIndexChurn(t *testing.T) {
 		}
 		n := 0
 		x.each(func(i int32) bool {
-			if want[s.at(i).key] != i {
-				t.Fatalf("each yields %d (%s), not in the map", i, s.at(i).key)
+			if want[s.keyView(s.at(i))] != i {
+				t.Fatalf("each yields %d (%s), not in the map", i, s.keyView(s.at(i)))
 			}
 			n++
 			return true
@@ -55,4 +55,12 @@ func TestIndexChurn(t *testing.T) {
 		}
 		t.Logf("%d distinct hashes: %d keys, %d groups, up to %d tombstones", distinct, n, len(x.groups), tombstones)
 	}
+}
+
+// put makes entry i, a live short-key entry or a new one, hold key with
+// hash h, as a test sets up a slab by hand.
+func (s *slab) put(i int32, key string, h uint32) {
+	e := s.at(i)
+	*e = entry{hash: h}
+	s.setKey(e, key)
 }

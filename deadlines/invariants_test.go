@@ -17,13 +17,13 @@ func checkInvariants(t *testing.T, w *Wheel) {
 		for i := w.heads[b]; i != nilIdx; i = w.slab.at(i).next {
 			e := w.slab.at(i)
 			if e.bucket() != b || e.prev != prev {
-				t.Fatalf("entry %d (%s): bucket %d prev %d, listed in %d after %d", i, e.key, e.bucket(), e.prev, b, prev)
+				t.Fatalf("entry %d (%s): bucket %d prev %d, listed in %d after %d", i, w.slab.keyView(e), e.bucket(), e.prev, b, prev)
 			}
 			if want := w.bucketFor(w.dueTick(e.at)); want != b {
-				t.Fatalf("entry %s in bucket %d, belongs in %d", e.key, b, want)
+				t.Fatalf("entry %s in bucket %d, belongs in %d", w.slab.keyView(e), b, want)
 			}
-			if j, _, _ := w.index.find(&w.slab, e.key, e.hash); j != i {
-				t.Fatalf("entry %s: index finds %d, want %d", e.key, j, i)
+			if j, _, _ := w.index.find(&w.slab, w.slab.keyView(e), e.hash); j != i {
+				t.Fatalf("entry %s: index finds %d, want %d", w.slab.keyView(e), j, i)
 			}
 			prev = i
 			listed++
@@ -38,7 +38,7 @@ func checkInvariants(t *testing.T, w *Wheel) {
 	if !w.overdueUnsorted {
 		for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
 			if e := w.slab.at(i); e.next != nilIdx && e.at > w.slab.at(e.next).at {
-				t.Fatalf("overdue list marked sorted, but %s comes before an earlier deadline", e.key)
+				t.Fatalf("overdue list marked sorted, but %s comes before an earlier deadline", w.slab.keyView(e))
 			}
 		}
 	}
@@ -85,8 +85,8 @@ func checkInvariants(t *testing.T, w *Wheel) {
 			// A hint may be stale, but one that names a pending entry of
 			// its set and tag names the entry the index finds for that key.
 			if e := w.slab.at(i); e.live() && e.hash&w.hints.mask == uint32(set) && (e.hash^v)&0xff000000 == 0 {
-				if j, _, _ := w.index.find(&w.slab, e.key, e.hash); j != i {
-					t.Fatalf("hint names entry %d for %s, the index %d", i, e.key, j)
+				if j, _, _ := w.index.find(&w.slab, w.slab.keyView(e), e.hash); j != i {
+					t.Fatalf("hint names entry %d for %s, the index %d", i, w.slab.keyView(e), j)
 				}
 			}
 		}

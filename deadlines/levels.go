@@ -73,12 +73,15 @@ func (m *slotMin) forget(b uint16) {
 	}
 }
 
-// before orders entries as Earliest does: by At, then key.
-func before(e, f *entry) bool { return e.at < f.at || e.at == f.at && e.key < f.key }
+// before orders entries as Earliest does: by At, then key (compared in
+// place, without a copy of either).
+func (w *Wheel) before(e, f *entry) bool {
+	return e.at < f.at || e.at == f.at && w.slab.keyView(e) < w.slab.keyView(f)
+}
 
 // link puts entry i at the head of bucket b's list.
 func (w *Wheel) link(i int32, e *entry, b uint16) {
-	if m, ok := w.min.get(b); ok && before(e, w.slab.at(m)) {
+	if m, ok := w.min.get(b); ok && w.before(e, w.slab.at(m)) {
 		w.min.set(b, i)
 	}
 	head := w.heads[b]
@@ -133,7 +136,7 @@ func (w *Wheel) rearm(i int32, e *entry) {
 	if m, ok := w.min.get(e.bucket()); ok {
 		if m == i { // it may have moved later
 			w.min.forget(e.bucket())
-		} else if before(e, w.slab.at(m)) {
+		} else if w.before(e, w.slab.at(m)) {
 			w.min.set(e.bucket(), i)
 		}
 	}
@@ -189,7 +192,7 @@ func (w *Wheel) Next() (time.Time, bool) {
 func (w *Wheel) Earliest() (Deadline, bool) {
 	best := nilIdx
 	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
-		if best == nilIdx || before(w.slab.at(i), w.slab.at(best)) {
+		if best == nilIdx || w.before(w.slab.at(i), w.slab.at(best)) {
 			best = i
 		}
 	}
@@ -213,7 +216,7 @@ func (w *Wheel) slotEarliest(b uint16) int32 {
 	}
 	best := w.heads[b]
 	for i := w.slab.at(best).next; i != nilIdx; i = w.slab.at(i).next {
-		if before(w.slab.at(i), w.slab.at(best)) {
+		if w.before(w.slab.at(i), w.slab.at(best)) {
 			best = i
 		}
 	}

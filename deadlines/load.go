@@ -38,8 +38,8 @@ func Load(tick time.Duration, start time.Time, ds iter.Seq[Deadline]) *Wheel {
 // A Loader is the wheel's only user until Wheel: one goroutine.
 type Loader struct {
 	w       *Wheel
-	ordered bool   // every key so far above the one before: the index waits
-	last    string // the key added last, while ordered
+	ordered bool  // every key so far above the one before: the index waits
+	last    int32 // the entry added last, while ordered (its key the largest so far)
 	// waiting holds the entries not yet in the index, in order of arrival:
 	// the hash in the high 32 bits, the slab index in the low.
 	waiting []uint64
@@ -97,9 +97,9 @@ func (l *Loader) wait(h uint32, i int32) {
 func (l *Loader) Add(d Deadline) {
 	w := l.w
 	h := w.hash(d.Key)
-	if l.ordered && (w.slab.live == 0 || d.Key > l.last) {
+	if l.ordered && (w.slab.live == 0 || d.Key > w.slab.keyView(w.slab.at(l.last))) {
 		i := l.link(d, h)
-		l.last = d.Key
+		l.last = i
 		l.wait(h, i)
 		if l.room > 0 && len(l.waiting) >= flushEvery {
 			l.flush()
@@ -108,7 +108,7 @@ func (l *Loader) Add(d Deadline) {
 	}
 	if l.ordered {
 		l.flush()
-		l.ordered, l.last = false, ""
+		l.ordered = false
 	}
 	j, old, pos := w.index.find(&w.slab, d.Key, h)
 	if j != nilIdx { // an earlier deadline of the same key: this one replaces it
@@ -128,7 +128,8 @@ func (l *Loader) link(d Deadline, h uint32) int32 {
 	w := l.w
 	i := w.slab.alloc()
 	e := w.slab.at(i)
-	e.key, e.hash, e.kind = d.Key, h, w.kinds.intern(d.Kind)
+	w.slab.setKey(e, d.Key)
+	e.hash, e.kind = h, w.kinds.intern(d.Kind)
 	w.kinds.count(noKind, e.kind)
 	e.at, e.since = w.clampAt(toNanos(d.At)), sinceNanos(d.Since)
 	w.setPayload(i, e, d.Payload)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -89,10 +90,7 @@ func runModelRound(t *testing.T, r *rand.Rand, tick time.Duration, nkeys, ops in
 	if r.IntN(2) == 0 {
 		forceHints(w, 1<<r.IntN(5)) // a small wheel has none: give it a few, often stale
 	}
-	keys := make([]string, nkeys)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%03d", i)
-	}
+	keys := modelKeys(nkeys)
 	kinds := []string{"burst", "reconcile", "lease"}
 	var due []Deadline
 	for op := range ops {
@@ -199,4 +197,25 @@ func checkAll(t *testing.T, op int, w *Wheel, m *model) {
 	if n != len(m.pending) {
 		t.Fatalf("op %d: All yields %d deadlines, model has %d", op, n, len(m.pending))
 	}
+}
+
+// modelKeys makes n distinct keys of every length an entry stores
+// differently: short, exactly inlineKey bytes, one byte more, and long (a
+// deep root's path), sharing prefixes so that ties in At are broken by
+// their last bytes.
+func modelKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		k := fmt.Sprintf("k%03d", i)
+		switch i % 4 {
+		case 1:
+			k = fmt.Sprintf("%s%03d", strings.Repeat("r", inlineKey-3), i%1000)
+		case 2:
+			k = fmt.Sprintf("%s%03d", strings.Repeat("r", inlineKey-2), i%1000)
+		case 3:
+			k = fmt.Sprintf("burst/%s/%03d", strings.Repeat("deep/", 2+i%40), i)
+		}
+		keys[i] = k
+	}
+	return keys
 }

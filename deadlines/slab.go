@@ -1,22 +1,30 @@
 package deadlines
 
-// entry is one pending deadline: 48 bytes on 64-bit platforms. The key is the
-// caller's string (only its header is stored here); the kind is interned; a
-// payload, which few deadlines have, lives in the wheel's side map.
+import "unsafe"
+
+// entry is one pending deadline: 64 bytes, one cache line (see the slab),
+// with no pointers in it, so the slab's pages are never scanned by the
+// garbage collector and a lookup that finds the entry has its key in the
+// same line as its hash and links, not behind a pointer to bytes of their
+// own.
 //
-// What a lookup checks (the key, its hash, whether the entry is live) comes
-// first, in 24 bytes: of four entries in a row (three cache lines) only one
-// has them straddle two lines, where the key and the hash 16 bytes apart
-// straddled in two.
+// A key of up to inlineKey bytes, which is what the engine's keys are
+// ("reminder/<name>", "lease/<name>", "redeliver/<lane>/<class>",
+// "absent/<host>"; "burst/<root>" and "reconcile/<root>" for a short
+// root), lives in keyBytes, keyLen long. A longer one (a deep root's path)
+// lives in the slab's side table of long keys: keyLen is longKey and
+// keyBytes starts with its number there. The kind is interned; a payload,
+// which few deadlines have, lives in the wheel's side map.
 type entry struct {
-	key   string
-	hash  uint32 // the key's hash: the index's home slot and tag come from it
-	kind  uint16 // index into the wheel's interned kinds
-	where uint16 // the bucket holding the entry, plus the hasPayload flag
-	at    int64  // nanoseconds since the epoch, clamped by clampAt
-	since int64  // nanoseconds since the epoch, or noSince
-	next  int32  // next entry of the slot list (or of the free list), or nilIdx
-	prev  int32  // previous entry of the slot list, or nilIdx for its head
+	hash     uint32 // the key's hash: the index's home slot and tag come from it
+	kind     uint16 // index into the wheel's interned kinds
+	where    uint16 // the bucket holding the entry, plus the hasPayload flag
+	at       int64  // nanoseconds since the epoch, clamped by clampAt
+	since    int64  // nanoseconds since the epoch, or noSince
+	next     int32  // next entry of the slot list (or of the free list), or nilIdx
+	prev     int32  // previous entry of the slot list, or nilIdx for its head
+	keyLen   uint8  // the key's length, or longKey
+	keyBytes [inlineKey]byte
 }
 
 const (
@@ -27,6 +35,14 @@ const (
 	whereBucket uint16 = 0x3ff
 	// hasPayload marks an entry whose payload is in the side map.
 	hasPayload uint16 = 0x8000
+
+	// inlineKey is the longest key an entry holds itself: what is left of
+	// a cache line after the other fields and the length. It covers a
+	// reminder's name of up to 22 bytes after "reminder/", a lease's of up
+	// to 25, a lane and class together of up to 20.
+	inlineKey = 31
+	// longKey is the keyLen of an entry whose key is in the long keys.
+	longKey = 0xff
 )
 
 func (e *entry) bucket() uint16 { return e.where & whereBucket }
@@ -35,12 +51,26 @@ func (e *entry) setBucket(b uint16) { e.where = e.where&^whereBucket | b }
 
 func (e *entry) live() bool { return e.bucket() != bucketFree }
 
+// longID is the number, in the slab's long keys, of a long key's entry.
+func (e *entry) longID() int32 {
+	b := e.keyBytes[:4]
+	return int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
+}
+
+func (e *entry) setLongID(id int32) {
+	b := e.keyBytes[:4]
+	b[0], b[1], b[2], b[3] = byte(id), byte(id>>8), byte(id>>16), byte(id>>24)
+}
+
 // The slab stores entries in fixed pages of pageSize, addressed by int32
 // indices: growing never copies an entry, leaves at most one page of slack,
 // and an index (or pointer) stays valid for an entry's whole life. Freed
 // entries are reused through a free list threaded on entry.next. A page is
-// 48 KiB: a large object, six runtime pages exactly, so no size class rounds
-// it up (a small object with pointers would also carry a malloc header).
+// 64 KiB: a large object, eight runtime pages exactly, so no size class
+// rounds it up; it starts at a runtime page boundary, so every entry is
+// one aligned cache line; and it holds no pointer, so the allocator marks
+// it noscan and a collection neither scans the pages nor marks a key per
+// entry (memory_test.go checks both).
 const (
 	// maxEntries bounds the entries of a wheel: the index stores slab
 	// indices in 3 bytes, and a hint an index+1 in 24 bits.
@@ -56,7 +86,22 @@ type slab struct {
 	free  int32 // head of the free list, or nilIdx
 	n     int32 // indices handed out so far; every index < n is addressable
 	live  int   // entries allocated and not freed
+
+	// long holds the keys longer than inlineKey, by the number their
+	// entries keep; longFree lists the numbers free for reuse. Few keys
+	// are long (a deep root's burst and reconcile), so the collector has
+	// few strings to mark here.
+	long     []string
+	longFree []int32
+
+	// out is the chunk that key carves handed-out keys from.
+	out []byte
 }
+
+// outChunk is the size of the chunks of handed-out keys: one allocation
+// for about 150 fired deadlines of the engine's keys, not one each; a key
+// kept for long keeps its chunk alive.
+const outChunk = 4 << 10
 
 func (s *slab) at(i int32) *entry { return &s.pages[i>>pageBits][i&pageMask] }
 
@@ -79,10 +124,82 @@ func (s *slab) alloc() int32 {
 	return s.n - 1
 }
 
-// release puts entry i on the free list, dropping its key so the caller's
-// string can be collected.
+// release puts entry i on the free list, dropping its long key, if it has
+// one, so that the string can be collected.
 func (s *slab) release(i int32) {
 	s.live--
-	*s.at(i) = entry{next: s.free, where: bucketFree}
+	e := s.at(i)
+	if e.keyLen == longKey {
+		id := e.longID()
+		s.long[id] = ""
+		s.longFree = append(s.longFree, id)
+	}
+	*e = entry{next: s.free, where: bucketFree}
 	s.free = i
+}
+
+// setKey stores key in e, a new entry (or one whose long key was
+// released). A long key is kept as given: the caller's string must not
+// change (a Go string never does; a loader's view of bytes is cloned
+// first).
+func (s *slab) setKey(e *entry, key string) {
+	if len(key) <= inlineKey {
+		e.keyLen = uint8(len(key))
+		copy(e.keyBytes[:], key)
+		return
+	}
+	var id int32
+	if n := len(s.longFree); n > 0 {
+		id = s.longFree[n-1]
+		s.longFree = s.longFree[:n-1]
+		s.long[id] = key
+	} else {
+		id = int32(len(s.long))
+		s.long = append(s.long, key)
+	}
+	e.keyLen = longKey
+	e.setLongID(id)
+}
+
+// keyView is e's key without a copy: for an inline key, a string over the
+// entry's own bytes, which is only good while the entry holds that key
+// (compare it, never keep it); a long key is the string stored.
+func (s *slab) keyView(e *entry) string {
+	if e.keyLen == longKey {
+		return s.long[e.longID()]
+	}
+	return unsafe.String(&e.keyBytes[0], int(e.keyLen))
+}
+
+// key is e's key as a string of its own, to hand out: for an inline key a
+// copy carved out of the current chunk of handed-out keys (whose bytes are
+// written once and never again, as unsafe.String asks), for a long one the
+// string stored.
+func (s *slab) key(e *entry) string {
+	n := int(e.keyLen)
+	switch {
+	case e.keyLen == longKey:
+		return s.long[e.longID()]
+	case n == 0:
+		return ""
+	case cap(s.out)-len(s.out) < n:
+		s.out = make([]byte, 0, outChunk)
+	}
+	start := len(s.out)
+	s.out = append(s.out, e.keyBytes[:n]...)
+	return unsafe.String(&s.out[start], n)
+}
+
+// hasKey reports whether e holds key. For an inline key it compares the
+// length, then the last byte (most keys that differ, one root's against
+// another's, a lane's against the next, share their length and differ at
+// the end), then the bytes: the entry's line is already read, and the
+// caller's key is the only other memory touched.
+func (s *slab) hasKey(e *entry, key string) bool {
+	n := len(key)
+	if n > inlineKey {
+		return e.keyLen == longKey && s.long[e.longID()] == key
+	}
+	return int(e.keyLen) == n && (n == 0 || e.keyBytes[n-1] == key[n-1]) &&
+		unsafe.String(&e.keyBytes[0], n) == key
 }

@@ -157,7 +157,7 @@ func (w *Wheel) Get(key string) (Deadline, bool) {
 	if i == nilIdx {
 		return Deadline{}, false
 	}
-	return w.deadline(i, e), true
+	return w.deadlineOf(i, e, key), true
 }
 
 // All yields every pending deadline, in no particular order. The wheel must
@@ -206,20 +206,13 @@ func (w *Wheel) lookupNew(key string) (i int32, e *entry, h, pos uint32) {
 // lastFound returns the entry found or added last, and its index position
 // if known, when it holds key. The position stays valid until the index is
 // rebuilt, which only add does, and add sets the entry found last anew.
+// It compares before hashing (slab.hasKey: the length and the last byte
+// first, in the entry's line).
 func (w *Wheel) lastFound(key string) (int32, *entry, uint32) {
-	if e := w.recentEntry; e != nil && sameKey(e.key, key) && e.live() {
+	if e := w.recentEntry; e != nil && w.slab.hasKey(e, key) && e.live() {
 		return w.recent, e, w.recentPos
 	}
 	return nilIdx, nil, noPos
-}
-
-// sameKey is e.key == key for lastFound, which compares before hashing:
-// most keys that differ (one root's against another's, a lane's against the
-// next) share their length and differ in their last bytes, so those are
-// compared first, without the call a string comparison makes.
-func sameKey(a, b string) bool {
-	n := len(a)
-	return n == len(b) && (n == 0 || a[n-1] == b[n-1]) && a == b
 }
 
 func (w *Wheel) setRecent(i int32, pos uint32) {
@@ -247,7 +240,8 @@ func (w *Wheel) hash(key string) uint32 {
 func (w *Wheel) add(key string, h, pos uint32, kind uint16, at, since int64, payload []byte) {
 	i := w.slab.alloc()
 	e := w.slab.at(i)
-	e.key, e.at, e.since, e.hash, e.kind = key, at, since, h, kind
+	w.slab.setKey(e, key)
+	e.at, e.since, e.hash, e.kind = at, since, h, kind
 	w.kinds.count(noKind, kind)
 	w.setPayload(i, e, payload)
 	gen := w.index.gen
@@ -302,10 +296,17 @@ func (w *Wheel) setPayload(i int32, e *entry, payload []byte) {
 	}
 }
 
-// deadline rebuilds the public form of entry i.
+// deadline rebuilds the public form of entry i, with its key copied out
+// of the entry (an allocation for an inline key).
 func (w *Wheel) deadline(i int32, e *entry) Deadline {
+	return w.deadlineOf(i, e, w.slab.key(e))
+}
+
+// deadlineOf is deadline with the key given: Get hands back the caller's
+// own string, equal to the entry's, and allocates nothing.
+func (w *Wheel) deadlineOf(i int32, e *entry, key string) Deadline {
 	d := Deadline{
-		Key:   e.key,
+		Key:   key,
 		Kind:  w.kinds.name(e.kind),
 		At:    time.Unix(0, e.at),
 		Since: sinceTime(e.since),
