@@ -70,9 +70,11 @@
 // week-long jump costs O(levels) per non-empty slot. An entry cascades at
 // most once per level.
 //
-// Push, Extend, Reset and Cancel are O(1): a hash lookup, then unlinking and
+// Push, Extend, Reset and Cancel are O(1): a hash lookup (the key hashed
+// once, by the wheel's own seeded hash, keyhash.go), then unlinking and
 // linking one list node. When a new At maps to the entry's current slot, no
-// list is touched.
+// list is touched; within the slot re-armed last (its span of instants,
+// kept until the current tick moves) finding that costs two comparisons.
 //
 // Storage: entries are 64-byte structs, one cache line each, in a slab of
 // fixed 64 KiB pages (slab.go), addressed by int32 indices, reused through

@@ -38,8 +38,8 @@ func (w *Wheel) bucketFor(u uint64) uint16 {
 	if u <= w.cur {
 		return bucketOverdue
 	}
-	l := (bits.Len64(u^w.cur) - 1) / slotBits
-	return uint16(l*slots) + uint16(u>>(l*slotBits)&(slots-1))
+	l := uint(bits.Len64(u^w.cur)-1) / slotBits // u > cur: they differ
+	return uint16(l*slots) + uint16(u>>(l*slotBits&63)&(slots-1))
 }
 
 // slotStart is the first tick of slot s of level l, given the current tick.
@@ -130,25 +130,54 @@ func (w *Wheel) emptied(b uint16) {
 	}
 }
 
-// rearm moves entry i to the bucket of its (changed) At. When the new due
-// tick maps to the same bucket, no list is touched.
-func (w *Wheel) rearm(i int32, e *entry) {
-	if m, ok := w.min.get(e.bucket()); ok {
-		if m == i { // it may have moved later
-			w.min.forget(e.bucket())
-		} else if w.before(e, w.slab.at(m)) {
-			w.min.set(e.bucket(), i)
+// rearm moves entry i, whose At changed from old, to the bucket of its
+// new At. A re-arm that stays in its bucket touches no list and no other
+// entry, unless its slot's smallest entry is known (slotMin) and is
+// another one, which it is compared with; moved earlier, the smallest
+// stays the smallest. A move to another bucket is an unlink and a link,
+// which keep the slot minima of both.
+func (w *Wheel) rearm(i int32, e *entry, old int64) {
+	b := e.bucket()
+	if sp := &w.span; sp.b != b || e.at <= sp.lo || e.at > sp.hi {
+		if nb := w.bucketFor(w.dueTick(e.at)); nb != b {
+			w.unlink(e)
+			w.link(i, e, nb)
+			return
 		}
-	}
-	b := w.bucketFor(w.dueTick(e.at))
-	if b == e.bucket() {
 		if b == bucketOverdue {
 			w.overdueUnsorted = true // At moved within the list
+			return
 		}
-		return
+		w.remember(b)
 	}
-	w.unlink(e)
-	w.link(i, e, b)
+	if m, ok := w.min.get(b); ok {
+		if m != i {
+			if w.before(e, w.slab.at(m)) {
+				w.min.set(b, i)
+			}
+		} else if e.at > old { // it may no longer be the smallest
+			w.min.forget(b)
+		}
+	}
+}
+
+// span is rearm's memory of the instants of one slot: every At in
+// (lo, hi] is due at a tick of slot b, so a re-arm there (a window slid
+// on, most often) finds its slot with two comparisons, not a division
+// and the digit arithmetic. It holds while the current tick does: Advance
+// forgets it. b is bucketFree when it holds nothing.
+type span struct {
+	lo, hi int64
+	b      uint16
+}
+
+// remember makes the span that of slot b (of a level, not overdue),
+// from the tick before its start to its last tick.
+func (w *Wheel) remember(b uint16) {
+	l := int(b / slots)
+	first := w.slotStart(l, int(b%slots))
+	last := min(first+(1<<(uint(l)*slotBits)-1), w.maxTick)
+	w.span = span{lo: w.tickNanos(first - 1), hi: w.tickNanos(last), b: b}
 }
 
 // firstSlot returns the earliest occupied slot of the wheel; false if the
@@ -236,6 +265,7 @@ func (w *Wheel) slotEarliest(b uint16) int32 {
 // moves back; a now before it fires only the overdue entries due by then.
 func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
 	first := len(due)
+	w.span.b = bucketFree // the current tick may move
 	ns := w.clampAt(toNanos(now))
 	limit := w.dueTick(ns)
 	due = w.fireOverdue(ns, due)

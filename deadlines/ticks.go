@@ -31,7 +31,7 @@ var (
 
 // toNanos converts t to nanoseconds since the epoch, clamped to int64.
 func toNanos(t time.Time) int64 {
-	if s := t.Unix(); s > -fastSeconds && s < fastSeconds {
+	if s := t.Unix(); uint64(s+fastSeconds) < 2*fastSeconds { // -fastSeconds <= s < fastSeconds, in one compare
 		return s*1e9 + int64(t.Nanosecond())
 	}
 	return clampedNanos(t)

@@ -1,7 +1,6 @@
 package deadlines
 
 import (
-	"hash/maphash"
 	"iter"
 	"math"
 	"time"
@@ -26,7 +25,7 @@ type Wheel struct {
 	slab     slab
 	index    index
 	hints    hints
-	seed     maphash.Seed
+	keyHash  keyHash
 	kinds    kinds
 	payloads map[int32][]byte // by slab index, for entries with hasPayload
 	// recent is the entry found or added last (maybe freed since), or
@@ -37,6 +36,7 @@ type Wheel struct {
 	recentEntry *entry
 	recentPos   uint32
 	min         slotMin // each slot's smallest entry, once Earliest found it
+	span        span    // the instants of the slot re-armed in last
 }
 
 // NewWheel returns an empty wheel with the given base tick (> 0), starting at start.
@@ -51,8 +51,9 @@ func NewWheel(tick time.Duration, start time.Time) *Wheel {
 		maxAt:  math.MaxInt64 / t * t,
 		slab:   slab{free: nilIdx},
 		recent: nilIdx, recentPos: noPos,
-		seed:  maphash.MakeSeed(),
-		kinds: newKinds(),
+		span:    span{b: bucketFree},
+		keyHash: newKeyHash(),
+		kinds:   newKinds(),
 	}
 	for b := range w.heads {
 		w.heads[b] = nilIdx
@@ -79,13 +80,14 @@ func (w *Wheel) Push(key, kind string, at time.Time, payload []byte) bool {
 		w.add(key, h, pos, w.kinds.intern(kind), ns, noSince, payload)
 		return true
 	}
-	if ns >= e.at {
+	old := e.at
+	if ns >= old {
 		return false
 	}
 	e.at, e.since = ns, noSince
 	w.setKind(e, w.kinds.intern(kind))
 	w.setPayload(i, e, payload)
-	w.rearm(i, e)
+	w.rearm(i, e, old)
 	return true
 }
 
@@ -93,15 +95,15 @@ func (w *Wheel) Push(key, kind string, at time.Time, payload []byte) bool {
 // the first extend. It returns the new At.
 func (w *Wheel) Extend(key, kind string, now time.Time, window, cap time.Duration) time.Time {
 	i, e, h, pos := w.lookup(key)
-	since := noSince
-	if i != nilIdx {
-		since = e.since
-	}
 	nowNs := toNanos(now)
-	restart := since == noSince
-	if restart {
-		since = sinceNanos(now)
+	if i != nilIdx && e.since != noSince { // the window goes on: the common case
+		old := e.at
+		e.at = w.clampAt(min(addNanos(nowNs, window), addNanos(e.since, cap)))
+		w.rearm(i, e, old)
+		return time.Unix(0, e.at)
 	}
+	// A window starts now: a new key, or one pushed or reset (no Since).
+	since := sinceNanos(now)
 	base := since
 	if base == noSince { // a zero now: the window starts at the zero time
 		base = nowNs
@@ -111,12 +113,11 @@ func (w *Wheel) Extend(key, kind string, now time.Time, window, cap time.Duratio
 		w.add(key, h, pos, w.kinds.intern(kind), at, since, nil)
 		return time.Unix(0, at)
 	}
-	if restart {
-		e.since = since
-		w.setKind(e, w.kinds.intern(kind))
-	}
+	e.since = since
+	w.setKind(e, w.kinds.intern(kind))
+	old := e.at
 	e.at = at
-	w.rearm(i, e)
+	w.rearm(i, e, old)
 	return time.Unix(0, at)
 }
 
@@ -130,10 +131,11 @@ func (w *Wheel) Reset(d Deadline) {
 		w.add(d.Key, h, pos, kind, ns, since, d.Payload)
 		return
 	}
+	old := e.at
 	e.at, e.since = ns, since
 	w.setKind(e, kind)
 	w.setPayload(i, e, d.Payload)
-	w.rearm(i, e)
+	w.rearm(i, e, old)
 }
 
 // Cancel removes key and reports whether it was pending.
@@ -230,10 +232,8 @@ func (w *Wheel) found(i int32, e *entry, h, pos uint32) {
 	}
 }
 
-func (w *Wheel) hash(key string) uint32 {
-	h := maphash.Comparable(w.seed, key) // the value of maphash.String, in fewer steps
-	return uint32(h ^ h>>32)
-}
+// hash is key's hash (keyhash.go), computed once per call that needs it.
+func (w *Wheel) hash(key string) uint32 { return w.keyHash.sum(key) }
 
 // add creates the entry for a key that is not pending, at the index position
 // find returned.
