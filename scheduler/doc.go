@@ -28,7 +28,10 @@
 //     keyed work queue);
 //   - a deadline's store record is retired only when its action finishes
 //     (Store.Complete), so an action interrupted by a crash runs again on
-//     restart, and no in-flight flag is ever persisted;
+//     restart, and no in-flight flag is ever persisted; a Runner writes
+//     these records off its loop, in the order the runs finished, and a
+//     later write of the same key waits for the record that retires it
+//     (completer.go);
 //   - after downtime every overdue deadline fires once, in due order;
 //   - fail-open: a handler's error, panic or timeout becomes an outcome and
 //     an alert; it never reaches a caller of Do or of any API built on it.

@@ -68,6 +68,9 @@ type Engine struct {
 	due      []deadlines.Deadline
 	kinds    kindIndex
 	stats    Stats
+	// completer writes the fire records off the loop when a Runner drives
+	// the engine (completer.go); nil: Finish writes them itself.
+	completer *completer
 }
 
 // Stats are the engine's counters.
@@ -192,12 +195,14 @@ func (e *Engine) Apply(now time.Time, m deadlines.Mutation) (deadlines.Applied, 
 	if !a.Pending {
 		e.kinds.gone(m.Key)
 		if !e.queue.Processing(m.Key) {
+			e.settle(m.Key)
 			e.store.DeleteDeadline(m.Key)
 		}
 		return a, nil
 	}
 	d, _ := e.wheel.Get(m.Key)
 	e.kinds.pending(d.Key, d.Kind)
+	e.settle(d.Key)
 	e.store.PutDeadline(d)
 	return a, nil
 }
@@ -400,8 +405,20 @@ func (e *Engine) record(job Job, out Outcome, rescheduled bool) {
 	_, pending := e.wheel.Get(d.Key)
 	keep := pending || rescheduled
 	f := wakewheel.Fire{Key: d.Key, Kind: d.Kind, At: d.At, Fired: job.Now, Outcome: out.Result.String()}
+	if e.completer != nil {
+		e.completer.complete(d.Key, keep, f)
+		return
+	}
 	if _, err := e.store.Complete(d.Key, keep, f); err != nil {
 		e.log.Error().Err(err).Str("key", d.Key).Msg("recording a finished action failed; it may run again after a restart")
+	}
+}
+
+// settle waits until no fire record that retires key is still being
+// written (completer.go): a write of key's deadline record comes after it.
+func (e *Engine) settle(key string) {
+	if e.completer != nil {
+		e.completer.settle(key)
 	}
 }
 
@@ -413,6 +430,7 @@ func (e *Engine) reschedule(d deadlines.Deadline, at time.Time) {
 	d.Since = time.Time{}
 	e.wheel.Reset(d)
 	e.kinds.pending(d.Key, d.Kind)
+	e.settle(d.Key)
 	e.store.PutDeadline(d)
 }
 

@@ -31,8 +31,11 @@ type result struct {
 	out Outcome
 }
 
-// Start runs eng until Stop. The engine must not be used directly afterwards.
+// Start runs eng until Stop. The engine must not be used directly
+// afterwards. From now on its fire records are written off the loop
+// (completer.go); Stop returns once they are all written.
 func Start(eng *Engine, clk clock.Clock) *Runner {
+	eng.completer = newCompleter(eng.store, eng.log)
 	r := &Runner{
 		eng:   eng,
 		clock: clk,
@@ -71,6 +74,7 @@ func (r *Runner) Stop() {
 
 func (r *Runner) loop() {
 	defer close(r.done)
+	defer r.eng.completer.close() // after the last Finish below
 	jobs := make(chan Job)
 	results := make(chan result)
 	workerCtx, cancelWorker := context.WithCancel(context.Background())

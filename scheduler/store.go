@@ -22,7 +22,8 @@ type Store interface {
 	// whole load, 0 when it has none (store.DB.LoadDeadlineBatchesWatched).
 	LoadDeadlineBatches(fn func(decode func(fn func(deadlines.Deadline) error) error, expect int) error) error
 	// Complete records a finished run and, unless keep, retires the
-	// deadline's record, in one batch.
+	// deadline's record, in one batch. A Runner calls it from a goroutine
+	// of its own (completer.go), beside the loop's other calls.
 	Complete(key string, keep bool, f wakewheel.Fire) (wakewheel.Fire, error)
 	// AddAlert appends to the bounded alert log.
 	AddAlert(a wakewheel.Alert) (wakewheel.Alert, error)

@@ -20,7 +20,8 @@ import (
 // with a copy of the write-behind changes it lacks, both under wmu (no
 // flush or other write in between). What the store holds is what the wheel
 // holds, plus the deadlines that fell due and whose action has not finished
-// yet (their record is retired with the action's fire record).
+// yet, or whose fire record is still being written (their record is
+// retired with the action's fire record).
 //
 // The cost is O(limit + the write-behind buffer), never O(pending): the
 // snapshot is iterated from the cursor, and the buffer holds at most a few

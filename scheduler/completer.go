@@ -1,0 +1,112 @@
+package scheduler
+
+import (
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/wakewheel/wakewheel"
+)
+
+// The fire records of a Runner are written off its loop. Store.Complete is
+// a LevelDB journal write (a syscall, now and then a long one, and a wait
+// for the disk when the store throttles writes); on the loop, every post
+// and every deadline falling due meanwhile waited for it, and a write that
+// outlasts the runtime's check hands the loop's processor away, so that the
+// loop then waits for one again. A Runner's engine hands each record to a
+// completer goroutine instead, which writes them one at a time, in the
+// order the runs finished.
+//
+// What a crash can do is unchanged. The record and the retirement of the
+// deadline stay one batch (Store.Complete): a run whose record was not
+// written when the process died runs again after the restart and records
+// once, as a run interrupted before Finish always did; a run whose record
+// was written does not run again. No record is written twice: each run
+// finished hands over one.
+//
+// Order per key is kept: a record that retires its deadline deletes the
+// key's stored record and drops its written-behind change, so a later write
+// of the same key from the loop (a push, a reschedule, a cancel) must come
+// after it. Such a write first waits for the key's record to be written
+// (settle); the wait is on the loop, but only for a key written again
+// within the moment its record is in flight. A record that keeps the
+// deadline (pending again, rescheduled) touches no deadline record and is
+// not waited for. Runner.Stop returns once every record handed over is
+// written, so a store closed after it has them all.
+type completer struct {
+	store Store
+	log   zerolog.Logger
+	recs  chan completion
+
+	mu       sync.Mutex
+	written  sync.Cond
+	retiring map[string]uint64 // key → the last retiring record handed over for it; guarded by mu
+	next     uint64            // sequence of the next record handed over; loop only
+	done     chan struct{}
+}
+
+type completion struct {
+	seq  uint64
+	key  string
+	keep bool
+	fire wakewheel.Fire
+}
+
+// completerQueue bounds the records handed over and not yet written: past
+// it the loop waits for the writer, as it did for every record before.
+const completerQueue = 256
+
+func newCompleter(store Store, log zerolog.Logger) *completer {
+	c := &completer{store: store, log: log, recs: make(chan completion, completerQueue),
+		retiring: map[string]uint64{}, done: make(chan struct{})}
+	c.written.L = &c.mu
+	go c.run()
+	return c
+}
+
+// complete hands a finished run's record over (the loop's side).
+func (c *completer) complete(key string, keep bool, f wakewheel.Fire) {
+	c.next++
+	if !keep {
+		c.mu.Lock()
+		c.retiring[key] = c.next
+		c.mu.Unlock()
+	}
+	c.recs <- completion{seq: c.next, key: key, keep: keep, fire: f}
+}
+
+// settle returns once no record that retires key is in flight (the loop's
+// side, before it writes key's deadline record).
+func (c *completer) settle(key string) {
+	c.mu.Lock()
+	for {
+		if _, ok := c.retiring[key]; !ok {
+			break
+		}
+		c.written.Wait()
+	}
+	c.mu.Unlock()
+}
+
+// close writes what was handed over and stops the writer.
+func (c *completer) close() {
+	close(c.recs)
+	<-c.done
+}
+
+func (c *completer) run() {
+	defer close(c.done)
+	for r := range c.recs {
+		if _, err := c.store.Complete(r.key, r.keep, r.fire); err != nil {
+			c.log.Error().Err(err).Str("key", r.key).Msg("recording a finished action failed; it may run again after a restart")
+		}
+		if r.keep {
+			continue
+		}
+		c.mu.Lock()
+		if c.retiring[r.key] == r.seq { // no later retiring record of the key
+			delete(c.retiring, r.key)
+		}
+		c.written.Broadcast()
+		c.mu.Unlock()
+	}
+}
