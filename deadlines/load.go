@@ -2,6 +2,7 @@ package deadlines
 
 import (
 	"iter"
+	"strings"
 	"time"
 )
 
@@ -93,7 +94,10 @@ func (l *Loader) wait(h uint32, i int32) {
 	l.counts[1][h>>24]++
 }
 
-// Add enters one deadline, replacing an earlier one of its key.
+// Add enters one deadline, replacing an earlier one of its key. It keeps
+// nothing of d.Key (a key the entry holds is copied into it, a longer one
+// cloned), so the key may be a view of bytes the caller reuses after the
+// call, as a store's load hands them; d.Payload is kept as given.
 func (l *Loader) Add(d Deadline) {
 	w := l.w
 	h := w.hash(d.Key)
@@ -128,7 +132,11 @@ func (l *Loader) link(d Deadline, h uint32) int32 {
 	w := l.w
 	i := w.slab.alloc()
 	e := w.slab.at(i)
-	w.slab.setKey(e, d.Key)
+	key := d.Key
+	if len(key) > inlineKey {
+		key = strings.Clone(key)
+	}
+	w.slab.setKey(e, key)
 	e.hash, e.kind = h, w.kinds.intern(d.Kind)
 	w.kinds.count(noKind, e.kind)
 	e.at, e.since = w.clampAt(toNanos(d.At)), sinceNanos(d.Since)

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Load holds what Reset one by one holds, duplicates included, and fires
@@ -104,4 +106,54 @@ func kindCount(w *Wheel, kind string) int {
 		}
 	}
 	return 0
+}
+
+// A Loader keeps nothing of a deadline's key: a store hands each key as a
+// view of its read buffer, which it overwrites with the next records. Keys
+// the entries hold and long ones (kept in the slab's side table) both
+// survive their buffer, in and out of key order.
+func TestLoaderCopiesTheKeys(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	var keys []string
+	for i := range 3000 {
+		k := fmt.Sprintf("reminder/r%05d", i)
+		if i%3 == 0 {
+			k = fmt.Sprintf("burst/%s%05d", strings.Repeat("deep/", 1+i%20), i)
+		}
+		keys = append(keys, k)
+	}
+	for _, order := range []string{"ascending", "shuffled"} {
+		if order == "shuffled" {
+			rand.New(rand.NewPCG(1, 2)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		} else {
+			slices.Sort(keys)
+		}
+		l := NewLoader(time.Millisecond, start)
+		buf := make([]byte, 0, 256)
+		for i, k := range keys {
+			buf = append(buf[:0], k...)
+			l.Add(Deadline{Key: unsafe.String(&buf[0], len(buf)), Kind: "reminder", At: start.Add(time.Duration(i) * time.Millisecond)})
+			for j := range buf {
+				buf[j] = '#' // the store's next record
+			}
+		}
+		w := l.Wheel()
+		for i, k := range keys {
+			d, ok := w.Get(k)
+			if !ok || !d.At.Equal(start.Add(time.Duration(i)*time.Millisecond)) {
+				t.Fatalf("%s: %s not loaded as given (%v %v)", order, k, d.At, ok)
+			}
+		}
+		n := 0
+		for d := range w.All() {
+			if strings.Contains(d.Key, "#") {
+				t.Fatalf("%s: a key loaded as %q, the bytes of the buffer it came in", order, d.Key)
+			}
+			n++
+		}
+		if n != len(keys) {
+			t.Fatalf("%s: %d loaded, want %d", order, n, len(keys))
+		}
+		checkInvariants(t, w)
+	}
 }

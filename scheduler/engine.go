@@ -7,6 +7,7 @@ import (
 	"iter"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -139,8 +140,8 @@ func (e *Engine) reload(now time.Time) error {
 		if d.Kind != lastKind { // runs of one kind: one look a run
 			lastKind, indexed = d.Kind, e.kinds.indexes(d.Kind)
 		}
-		if indexed {
-			e.kinds.keys[d.Key] = d.Kind
+		if indexed { // a few: the key is a view of the batch, kept as a copy
+			e.kinds.keys[strings.Clone(d.Key)] = d.Kind
 		}
 		return nil
 	}

@@ -20,6 +20,8 @@ type Store interface {
 	// deadline, on the goroutine that calls it (one batch at a time, in
 	// order, each once), and the store's estimate of the deadlines of the
 	// whole load, 0 when it has none (store.DB.LoadDeadlineBatchesWatched).
+	// A deadline's Key may be a view of the batch's bytes, good only
+	// during the call: what keeps one copies it.
 	LoadDeadlineBatches(fn func(decode func(fn func(deadlines.Deadline) error) error, expect int) error) error
 	// Complete records a finished run and, unless keep, retires the
 	// deadline's record, in one batch. A Runner calls it from a goroutine

@@ -71,12 +71,16 @@ func appendDeadline(dst []byte, d deadlines.Deadline) []byte {
 // deadlineDecoder decodes many records cheaply: Kind strings are interned
 // (a store holds a handful of kinds), and keys and payloads are carved out
 // of shared slabs, so a reload of a million records makes a few tens of
-// thousands of allocations.
+// thousands of allocations. With viewKeys a key is not copied at all: it
+// is a view of the record's own bytes, good only as long as those are
+// (a load's batch, until its DecodeBatch returns), for a caller that
+// copies what it keeps (the wheel's loader copies a key into its entry).
 type deadlineDecoder struct {
-	kinds map[string]string
-	last  string // the kind decoded last, interned
-	slab  []byte // payloads
-	keys  []byte // key bytes, never written twice: see key
+	kinds    map[string]string
+	last     string // the kind decoded last, interned
+	slab     []byte // payloads
+	keys     []byte // key bytes, never written twice: see key
+	viewKeys bool
 }
 
 const (
@@ -107,7 +111,7 @@ func (dec *deadlineDecoder) decode(k, v []byte) (deadlines.Deadline, error) {
 		return deadlines.Deadline{}, badRecord(k, "bad deadline payload")
 	}
 	d := deadlines.Deadline{
-		Key:     dec.key(k[len(deadlinePrefix):]),
+		Key:     dec.keyOf(k[len(deadlinePrefix):]),
 		Kind:    dec.kind(kind),
 		Payload: dec.payload(payload),
 	}
@@ -147,6 +151,20 @@ func (dec *deadlineDecoder) kind(b []byte) string {
 		dec.last = s
 	}
 	return s
+}
+
+// keyOf is the key of a record whose raw key, without the prefix, is b:
+// a view of b with viewKeys, else key's copy.
+func (dec *deadlineDecoder) keyOf(b []byte) string {
+	if dec.viewKeys && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return dec.key(b)
+}
+
+// keep is key for a string, such as a view keyOf returned.
+func (dec *deadlineDecoder) keep(s string) string {
+	return dec.key(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // key returns b as a string backed by the current key slab: a million keys

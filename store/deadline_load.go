@@ -19,9 +19,15 @@ const loadBatchLen = 4096
 //
 // Keys and payloads of the deadlines handed to fn share backing arrays
 // (payload capacity cut to length); keeping one keeps its slab of a few
-// tens of KiB alive.
+// tens of KiB alive. (A batch's own keys are views of its bytes: each is
+// copied into a key slab here, before fn sees it.)
 func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) error {
-	return db.LoadDeadlineBatches(func(decode DecodeBatch, _ int) error { return decode(fn) })
+	var keys deadlineDecoder
+	keep := func(d deadlines.Deadline) error {
+		d.Key = keys.keep(d.Key)
+		return fn(d)
+	}
+	return db.LoadDeadlineBatches(func(decode DecodeBatch, _ int) error { return decode(keep) })
 }
 
 // A DecodeBatch decodes one batch of a load's deadline records and calls
@@ -31,7 +37,11 @@ func (db *DB) LoadDeadlines(fn func(deadlines.Deadline) error) error {
 // are decoded one at a time, in the order they came (they share a
 // decoder), each once; the load fills the batch again after.
 //
-// Keys and payloads share backing arrays, as LoadDeadlines says.
+// A deadline's Key is a view of the batch's bytes, good only during fn's
+// call: a caller that keeps a key copies it (strings.Clone), and one that
+// copies what it keeps anyway (the wheel's loader, which holds a key in
+// its entry) pays for no copy per record. Payloads share backing arrays,
+// as LoadDeadlines says.
 type DecodeBatch = func(fn func(deadlines.Deadline) error) error
 
 // LoadDeadlineBatches is LoadDeadlineBatchesWatched without progress.
@@ -67,7 +77,7 @@ func (db *DB) LoadDeadlineBatchesWatched(fn func(decode DecodeBatch, expect int)
 	defer db.readDone()
 	it := ldb.NewIterator(util.BytesPrefix([]byte(deadlinePrefix)), &opt.ReadOptions{DontFillCache: true})
 	defer it.Release()
-	l := &deadlineLoad{db: db, free: make(chan *deadlineBatch, 8)}
+	l := &deadlineLoad{db: db, dec: deadlineDecoder{viewKeys: true}, free: make(chan *deadlineBatch, 8)}
 	meter := newLoadMeter(p, ldb)
 	b := l.batch()
 	for it.Next() {
