@@ -132,4 +132,6 @@ func TestStopWritesEveryRecordHandedOver(t *testing.T) {
 	}
 }
 
-func keyOf(i int) string { return "r/" + string(rune('a'+i/26/26%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26)) }
+func keyOf(i int) string {
+	return "r/" + string(rune('a'+i/26/26%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26))
+}
