@@ -34,6 +34,29 @@
 //     the batch has fired. Its CPU time counts the wheel's sleeps and
 //     wake-ups, as the runtime's and RussellLuo's columns count theirs;
 //     the simulated rows above leave them out.
+//   - push+fire with the wheel on the daemon's loop clock, warm and cold
+//     (PushFireLoop*, loopclock_test.go): the same batches, driven on
+//     internal/clock.Polled, the clock the daemon gives its loop (a
+//     timerfd read through the network poller on Linux, instants rounded
+//     up to 10 µs), in the runner's own turn: an Advance to the clock's
+//     now, then the timer reset to Next counted from a fresh now and
+//     waited on. wakes/batch is the loop's wakes per 1,024 deadlines.
+//     Why this row, beside the one above (which is kept, with its
+//     verdicts): the row above waits on a runtime timer, and a runtime
+//     timer that the poller's thread sleeps for waits in epoll_wait, in
+//     whole milliseconds. So that row wakes at the runtime column's own
+//     precision (it and the runtime fire a deadline about half a
+//     millisecond late at the median, BenchmarkPushFireLateness), not at
+//     the daemon's: its verdict compares the wheel's work, at equal
+//     precision, and says nothing of what the daemon pays. This row is
+//     the daemon's timing (the Engine's own work on a wake, records and
+//     jobs, is in neither), at a tenth of that lateness.
+//   - BenchmarkPushFireLateness (not in the table): the lateness each
+//     column of the real-time rows gets for its CPU, the same batches at
+//     1,000 pending, as late-p50-µs and late-p99-µs (fired less due): the
+//     runtime's AfterFunc (its callbacks read the clock, a closure a
+//     timer, so its CPU here is not the table's), the wheel on a runtime
+//     timer, the wheel on the loop clock.
 //
 // The runtime column is the runtime's timers as the benchmark hands them
 // over: the timer itself (Timer.Reset of ts[j]) or a new one, where the

@@ -7,4 +7,6 @@ require (
 	github.com/wakewheel/wakewheel v0.0.0
 )
 
+require golang.org/x/sys v0.50.0 // indirect
+
 replace github.com/wakewheel/wakewheel => ../..

@@ -20,6 +20,5 @@
 // guess; it writes nothing but standard output.
 //
 // Imports: the standard library only. It lives in the benchmark-only
-// module bench/wheelcmp, so it cannot share internal/benchratio's reader of
-// the main module (an internal package of another module).
+// module bench/wheelcmp.
 package main

@@ -27,6 +27,8 @@ var ops = []op{
 	{"PushFireCold", "push+fire, cold (65,536 keys)", 0.5},
 	{"PushFireRealWarm", "push+fire, warm, the wheel in real time", 0.5},
 	{"PushFireRealCold", "push+fire, cold, the wheel in real time", 0.5},
+	{"PushFireLoopWarm", "push+fire, warm, the wheel on the daemon's loop clock", 0.5},
+	{"PushFireLoopCold", "push+fire, cold, the wheel on the daemon's loop clock", 0.5},
 }
 
 var sizes = []string{"1000", "100000", "1000000"}
