@@ -42,7 +42,7 @@ test-readme: build
 ## "context deadline exceeded" when a duration ends mid-execution on a busy
 ## machine (go.dev/issue/75804); a count has no deadline to race.
 FUZZ_TIME ?= 40000x
-FUZZ_TARGETS := api:FuzzReminderBody api:FuzzObligationBody api:FuzzRequest api:FuzzPostJSON api:FuzzPostStream mcpserver:FuzzToolArguments \
+FUZZ_TARGETS := api:FuzzReminderBody api:FuzzObligationBody api:FuzzRequest api:FuzzPostJSON api:FuzzPostStream api:FuzzPipelinedPostStream mcpserver:FuzzToolArguments \
                 detectors:FuzzParsePorcelainV2Z store:FuzzDecodeDeadline obligations:FuzzDecode
 ## Each target first builds a coverage-instrumented test binary: on a cold
 ## build cache the first one rebuilds every dependency so (minutes, with no

@@ -29,16 +29,24 @@ import (
 // does not close one just as a request is written to it.
 const idleFor = 10 * time.Second
 
-// connPool keeps up to ClientConns idle connections to one socket, and as
-// many post streams (poststream.go).
+// connPool keeps up to ClientConns idle connections to one socket, one
+// pipelined post stream that every poster shares (clientpipe.go), and,
+// for a daemon that serves only wakewheel-post/1, up to ClientConns idle
+// post streams of that protocol (poststream.go).
 type connPool struct {
 	socket string
 	mu     sync.Mutex
 	idle   []*clientConn // the most recently used last
-	posts  []*clientConn // idle post streams, likewise
+	posts  []*clientConn // idle wakewheel-post/1 streams, likewise
+	pipe   *clientPipe   // the pipelined stream, nil until the first post
+	// dialling is held while the pipelined stream is dialled, so that the
+	// posters who find none wait for one stream, not one each.
+	dialling sync.Mutex
 	// httpPosts: the daemon answered the stream's upgrade 404 (it is older
-	// than the stream), so posts go over HTTP.
-	httpPosts atomic.Bool
+	// than the stream), so posts go over HTTP; onePosts: it refused
+	// wakewheel-post/2 (it is older than the pipelined stream), so posts go
+	// one at a time on wakewheel-post/1 streams.
+	httpPosts, onePosts atomic.Bool
 }
 
 type clientConn struct {
@@ -69,8 +77,9 @@ const (
 // not 101: an answer to the post (loading, stopping), or 404 from a daemon
 // that has no post stream.
 type refusedUpgrade struct {
-	status int
-	data   []byte
+	status   int
+	data     []byte
+	protocol string // asked for
 }
 
 func (r *refusedUpgrade) Error() string { return fmt.Sprintf("post stream refused: HTTP %d", r.status) }
@@ -90,17 +99,34 @@ func (r *refusedUpgrade) Error() string { return fmt.Sprintf("post stream refuse
 func (p *connPool) exchange(ctx context.Context, method, path string, body []byte, hasBody bool, answer func(status int, data []byte)) error {
 	stream := method == http.MethodPost && path == postPath && len(body) <= MaxRequestBytes && !p.httpPosts.Load()
 	for attempt := 0; ; attempt++ {
-		cn, reused, err := p.get(ctx, stream)
-		if err != nil {
-			var refused *refusedUpgrade
-			if !errors.As(err, &refused) {
+		if stream && !p.onePosts.Load() {
+			cp, reused, err := p.getPipe(ctx)
+			if err == nil {
+				status, data, release, sent, err := cp.post(ctx, body)
+				if err == nil {
+					answer(status, data)
+					release()
+					return nil
+				}
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if !reused || sent || attempt > 0 {
+					return err // a post sent may have been stored: Client.Post retries it by its id
+				}
+				continue
+			}
+			if retry, err := p.refused(err, answer); !retry {
 				return err
 			}
-			if refused.status != http.StatusNotFound {
-				answer(refused.status, refused.data)
-				return nil
+			stream, attempt = !p.httpPosts.Load(), -1
+			continue
+		}
+		cn, reused, err := p.get(ctx, stream)
+		if err != nil {
+			if retry, err := p.refused(err, answer); !retry {
+				return err
 			}
-			p.httpPosts.Store(true)
 			stream, attempt = false, -1
 			continue
 		}
@@ -132,6 +158,64 @@ func (p *connPool) exchange(ctx context.Context, method, path string, body []byt
 	}
 }
 
+// refused handles a stream's upgrade that failed with err: the daemon's
+// answer to the post (loading, stopping) is handed to answer; a daemon
+// without the pipelined stream (400) is posted to on wakewheel-post/1
+// streams from now on, one without streams (404) over HTTP; retry says to
+// send the post again that way. Any other error is returned.
+func (p *connPool) refused(err error, answer func(status int, data []byte)) (retry bool, _ error) {
+	var refused *refusedUpgrade
+	if !errors.As(err, &refused) {
+		return false, err
+	}
+	switch {
+	case refused.status == http.StatusBadRequest && refused.protocol == PostStreamPipelined:
+		p.onePosts.Store(true)
+	case refused.status == http.StatusNotFound:
+		p.httpPosts.Store(true)
+	default:
+		answer(refused.status, refused.data)
+		return false, nil
+	}
+	return true, nil
+}
+
+// getPipe returns the pipelined post stream, dialling one if there is none
+// or it failed or idled (reused says it was not dialled for this post).
+func (p *connPool) getPipe(ctx context.Context) (*clientPipe, bool, error) {
+	now := time.Now()
+	p.mu.Lock()
+	cp := p.pipe
+	p.mu.Unlock()
+	if cp != nil && cp.usable(now) {
+		return cp, true, nil
+	}
+	p.dialling.Lock()
+	defer p.dialling.Unlock()
+	p.mu.Lock()
+	cp = p.pipe
+	p.mu.Unlock()
+	if cp != nil {
+		if cp.usable(now) { // dialled while this post waited
+			return cp, true, nil
+		}
+		cp.fail(errors.New("the post stream idled")) // closed, if it was only idle
+	}
+	cn, err := p.dial(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := cn.upgrade(ctx, PostStreamPipelined); err != nil {
+		cn.c.Close()
+		return nil, false, err
+	}
+	cp = newClientPipe(cn)
+	p.mu.Lock()
+	p.pipe = cp
+	p.mu.Unlock()
+	return cp, false, nil
+}
+
 // postPath is the post's HTTP route.
 const postPath = "/v1/obligations"
 
@@ -154,23 +238,31 @@ func (p *connPool) get(ctx context.Context, stream bool) (*clientConn, bool, err
 		cn.c.Close()
 	}
 	p.mu.Unlock()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", p.socket)
+	cn, err := p.dial(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := checkServer(c, p.socket); err != nil {
-		c.Close()
-		return nil, false, err
-	}
-	cn := &clientConn{c: c, br: bufio.NewReaderSize(c, 4096), raw: rawConn(c)}
 	if stream {
-		if err := cn.upgrade(ctx); err != nil {
-			c.Close()
+		if err := cn.upgrade(ctx, PostStreamProtocol); err != nil {
+			cn.c.Close()
 			return nil, false, err
 		}
 	}
 	return cn, false, nil
+}
+
+// dial connects to the socket and checks the daemon's uid.
+func (p *connPool) dial(ctx context.Context) (*clientConn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", p.socket)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkServer(c, p.socket); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &clientConn{c: c, br: bufio.NewReaderSize(c, 4096), raw: rawConn(c)}, nil
 }
 
 func (p *connPool) put(cn *clientConn) {
@@ -231,15 +323,16 @@ const rearmEvery = time.Second
 
 func noStop() bool { return true }
 
-// upgrade switches the connection to the post stream; an answer other
-// than 101 comes back as *refusedUpgrade.
-func (cn *clientConn) upgrade(ctx context.Context) error {
+// upgrade switches the connection to the post stream of protocol
+// (PostStreamProtocol or PostStreamPipelined); an answer other than 101
+// comes back as *refusedUpgrade.
+func (cn *clientConn) upgrade(ctx context.Context, protocol string) error {
 	stop, err := cn.bound(ctx)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	if _, err := io.WriteString(cn.c, "POST "+PostStreamPath+" HTTP/1.1\r\nHost: wakewheel\r\nConnection: Upgrade\r\nUpgrade: "+PostStreamProtocol+"\r\nContent-Length: 0\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(cn.c, "POST "+PostStreamPath+" HTTP/1.1\r\nHost: wakewheel\r\nConnection: Upgrade\r\nUpgrade: "+protocol+"\r\nContent-Length: 0\r\n\r\n"); err != nil {
 		return err
 	}
 	resp, err := http.ReadResponse(cn.br, nil)
@@ -247,14 +340,14 @@ func (cn *clientConn) upgrade(ctx context.Context) error {
 		return fmt.Errorf("read answer: %w", err)
 	}
 	if resp.StatusCode == http.StatusSwitchingProtocols {
-		cn.stream = true
+		cn.stream = protocol == PostStreamProtocol // a pipelined one is never pooled
 		return nil
 	}
 	data, err := readAnswer(resp)
 	if err != nil {
 		return fmt.Errorf("read answer: %w", err)
 	}
-	return &refusedUpgrade{status: resp.StatusCode, data: data}
+	return &refusedUpgrade{status: resp.StatusCode, data: data, protocol: protocol}
 }
 
 // post sends one post on the stream and reads its answer, into the

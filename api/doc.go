@@ -53,14 +53,20 @@
 // last word on anything the hand-written reader does not take. The client
 // posts on post streams (poststream.go): connections switched by an HTTP
 // Upgrade to length-prefixed frames that carry the same bodies and
-// answers, one post at a time, without net/http's work per request; every
-// other request is HTTP. On both sides a post's round trip is one raw
-// write and one raw read of the non-blocking socket, the write made from
-// inside the connection's raw read so no read finds nothing first
-// (rawtrip.go; the ordinary path for anything unusual). The client writes
-// each request and reads its answer on the caller's goroutine over up to
-// ClientConns pooled connections and as many streams (clientconn.go), not
-// through net/http's Transport.
+// answers, without net/http's work per request; every other request is
+// HTTP. Every goroutine posting through one Client shares one pipelined
+// stream (wakewheel-post/2, clientpipe.go): posts written together in one
+// write, read together by the daemon, served concurrently and answered
+// by id as each is durable, answers ready together written at once
+// (postwriter.go, poststreampipe.go). A daemon older than that is posted
+// to on wakewheel-post/1 streams, one post at a time each, which the
+// daemon still serves. The daemon answers a post alone on its stream
+// (one poster) and reads the next with one raw write and one raw read of
+// the non-blocking socket, the write made from inside the connection's
+// raw read so no read finds nothing first (rawtrip.go; the ordinary path
+// for anything unusual), as the client of a /1 stream posts. The client writes every other request and reads its answer on
+// the caller's goroutine over up to ClientConns pooled connections
+// (clientconn.go), not through net/http's Transport.
 //
 // Imports: scheduler (the runner's single entry point), deadlines (the
 // reminder's mutation and name rule), obligations, roots, lanerun and fleet

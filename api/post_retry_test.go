@@ -61,12 +61,16 @@ func lossyProxy(t *testing.T, d *daemon, drops int32) string {
 				if err != nil || resp.StatusCode != http.StatusSwitchingProtocols || resp.Write(c) != nil {
 					return
 				}
+				postHdr, answerHdr := 4, 6
+				if req.Header.Get("Upgrade") == api.PostStreamPipelined {
+					postHdr, answerHdr = 8, 10
+				}
 				for {
-					post, err := frame(br, 4)
+					post, err := frame(br, postHdr)
 					if err != nil || !write(up, post) {
 						return
 					}
-					answer, err := frame(ur, 6)
+					answer, err := frame(ur, answerHdr)
 					if err != nil || dropped.Add(1) <= drops || !write(c, answer) {
 						return // stored, but the answer is lost
 					}
@@ -78,7 +82,7 @@ func lossyProxy(t *testing.T, d *daemon, drops int32) string {
 }
 
 // frame reads one frame of the post stream: a header of size bytes (4 for
-// a post, 6 for an answer) whose first four are the length of what
+// a post, 6 for an answer; pipelined 8 and 10) whose first four are the length of what
 // follows.
 func frame(r *bufio.Reader, size int) ([]byte, error) {
 	hdr := make([]byte, size)

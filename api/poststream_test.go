@@ -153,7 +153,7 @@ func TestPostStreamNeedsTheUpgrade(t *testing.T) {
 	defer resp.Body.Close()
 	var e api.Error
 	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil || resp.StatusCode != http.StatusBadRequest ||
-		!strings.Contains(e.Err.Message, "Upgrade: "+api.PostStreamProtocol) {
+		!strings.Contains(e.Err.Message, "Upgrade: "+api.PostStreamPipelined) || !strings.Contains(e.Err.Message, api.PostStreamProtocol) {
 		t.Fatalf("%d %+v %v", resp.StatusCode, e, err)
 	}
 }

@@ -41,21 +41,35 @@ func newStreamIO(c net.Conn, buffered []byte) *streamIO {
 // out of bounds (then nothing more is read). The body stays valid until
 // the next call.
 func (s *streamIO) frame() (n uint32, body []byte, err error) {
-	if err := s.fill(postHeader); err != nil {
-		return 0, nil, err
+	n, _, body, err = s.frameOf(postHeader)
+	return n, body, err
+}
+
+// frameOf is frame for a header of hdr bytes: the length, and for a
+// pipelined post (pipePostHeader) its id, returned also when the length
+// is out of bounds.
+func (s *streamIO) frameOf(hdr int) (n, id uint32, body []byte, err error) {
+	if err := s.fill(hdr); err != nil {
+		return 0, 0, nil, err
 	}
 	n = binary.BigEndian.Uint32(s.in[s.r:])
-	if n == 0 || n > MaxRequestBytes {
-		return n, nil, nil
+	if hdr == pipePostHeader {
+		id = binary.BigEndian.Uint32(s.in[s.r+postHeader:])
 	}
-	s.r += postHeader
+	if n == 0 || n > MaxRequestBytes {
+		return n, id, nil, nil
+	}
+	s.r += hdr
 	if err := s.fill(int(n)); err != nil {
-		return n, nil, err
+		return n, id, nil, err
 	}
 	body = s.in[s.r : s.r+int(n)]
 	s.r += int(n)
-	return n, body, nil
+	return n, id, body, nil
 }
+
+// buffered says bytes were read and not yet taken.
+func (s *streamIO) buffered() bool { return s.r < s.w }
 
 // fill has k bytes read and not taken in the buffer, reading c for what is
 // missing.

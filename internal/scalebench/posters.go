@@ -27,35 +27,39 @@ const (
 )
 
 // runPosters measures the 64 posters alone: rounds of the in-process
-// baseline and the socket, each on a store of its own (a new daemon for
-// each socket round), in alternating order (in-process first in even
-// rounds, the socket first in odd ones) so that a change in the machine's
-// load falls on both alike. Each round's ratio is printed, then their
-// median and spread.
+// baseline and the socket two ways — (a) 64 clients, a connection each,
+// and (b) one client shared by the 64 goroutines (its posts pipelined on
+// one stream) — each on a store of its own (a new daemon for each socket
+// run), in an order that turns each round (in-process first, then
+// second, then last) so that a change in the machine's load falls on all
+// alike. Each round's ratios are printed, then their medians and spread.
 func runPosters(bin, work string, posts, rounds int) error {
 	fmt.Printf("# 64 posters, %d posts each way, %d rounds; load average %s\n", posts, rounds, loadAverage())
-	var ratios []float64
+	var own, shared []float64
 	for r := range rounds {
-		var in, sock posterRun
-		var err error
-		if r%2 == 0 {
-			if in, err = inProcessRound(work, r, posts); err == nil {
-				sock, err = socketRound(bin, work, r, posts)
-			}
-		} else {
-			if sock, err = socketRound(bin, work, r, posts); err == nil {
-				in, err = inProcessRound(work, r, posts)
+		var in, sock, one posterRun
+		runs := []func() error{
+			func() (err error) { in, err = inProcessRound(work, r, posts); return err },
+			func() (err error) { sock, err = socketRound(bin, work, r, posts, socketPosters); return err },
+			func() (err error) { one, err = socketRound(bin, work, r, posts, sharedPosters); return err },
+		}
+		for k := range runs {
+			if err := runs[(k+r)%len(runs)](); err != nil {
+				return err
 			}
 		}
-		if err != nil {
-			return err
-		}
-		ratios = append(ratios, sock.rate/in.rate)
-		fmt.Printf("round %d: socket %.0f/s, in-process %.0f/s, ratio %.2f; CPU per post: daemon %v, posters' process %v, in-process %v; load average %s\n",
-			r+1, sock.rate, in.rate, sock.rate/in.rate, sock.daemonCPU, sock.clientCPU, in.clientCPU, loadAverage())
+		own, shared = append(own, sock.rate/in.rate), append(shared, one.rate/in.rate)
+		fmt.Printf("round %d: in-process %.0f/s (CPU per post %v); (a) 64 clients %.0f/s, ratio %.2f, CPU per post: daemon %v, posters' process %v; (b) one client shared %.0f/s, ratio %.2f, CPU per post: daemon %v, posters' process %v; load average %s\n",
+			r+1, in.rate, in.clientCPU, sock.rate, sock.rate/in.rate, sock.daemonCPU, sock.clientCPU, one.rate, one.rate/in.rate, one.daemonCPU, one.clientCPU, loadAverage())
 	}
-	slices.Sort(ratios)
-	fmt.Printf("64 posters: ratio median %.2f (spread %.2f–%.2f over %d rounds)\n", ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1], len(ratios))
+	for _, m := range []struct {
+		name   string
+		ratios []float64
+	}{{"(a) 64 clients, a connection each", own}, {"(b) one client shared by 64 goroutines", shared}} {
+		slices.Sort(m.ratios)
+		fmt.Printf("64 posters, %s: ratio to in-process median %.2f (spread %.2f–%.2f over %d rounds)\n",
+			m.name, m.ratios[len(m.ratios)/2], m.ratios[0], m.ratios[len(m.ratios)-1], len(m.ratios))
+	}
 	return nil
 }
 
@@ -72,8 +76,10 @@ func inProcessRound(work string, round, posts int) (posterRun, error) {
 	return posterRun{rate: rate, clientCPU: (selfCPU() - self0) / time.Duration(posts)}, err
 }
 
-func socketRound(bin, work string, round, posts int) (posterRun, error) {
-	d, err := startDaemon(bin, filepath.Join(work, fmt.Sprint("socket-", round)))
+// socketRound runs the posters through a new daemon's socket, as posters
+// has them post.
+func socketRound(bin, work string, round, posts int, posters func(context.Context, string, int) (float64, error)) (posterRun, error) {
+	d, err := startDaemon(bin, filepath.Join(work, fmt.Sprint("socket-", round, "-", time.Now().UnixNano())))
 	if err != nil {
 		return posterRun{}, err
 	}
@@ -82,7 +88,7 @@ func socketRound(bin, work string, round, posts int) (posterRun, error) {
 		fmt.Printf("round %d: daemon pid %d\n", round+1, d.cmd.Process.Pid)
 	}
 	cpu0, self0 := d.cpu(), selfCPU()
-	rate, err := socketPosters(context.Background(), d.sock, posts)
+	rate, err := posters(context.Background(), d.sock, posts)
 	return posterRun{rate: rate, daemonCPU: (d.cpu() - cpu0) / time.Duration(posts), clientCPU: (selfCPU() - self0) / time.Duration(posts)}, err
 }
 
@@ -138,6 +144,22 @@ func socketPosters(ctx context.Context, sock string, n int) (float64, error) {
 	}
 	return postRate(n, func(w int, i int64) error {
 		_, err := clients[w].Post(ctx, api.PostRequest{Lane: fmt.Sprint("lane-", i%postLanes), ID: fmt.Sprint("s", i),
+			Class: string(ob.ClassHuman), Body: postBody})
+		return err
+	})
+}
+
+// sharedPosters: the same 64 posters through the socket sharing one
+// client, as the goroutines of one program would.
+func sharedPosters(ctx context.Context, sock string, n int) (float64, error) {
+	c := api.NewClient(sock)
+	for l := range postLanes {
+		if _, err := c.OpenLane(ctx, fmt.Sprint("lane-", l)); err != nil {
+			return 0, err
+		}
+	}
+	return postRate(n, func(_ int, i int64) error {
+		_, err := c.Post(ctx, api.PostRequest{Lane: fmt.Sprint("lane-", i%postLanes), ID: fmt.Sprint("s", i),
 			Class: string(ob.ClassHuman), Body: postBody})
 		return err
 	})

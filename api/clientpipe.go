@@ -1,0 +1,190 @@
+package api
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// The client's pipelined post stream (wakewheel-post/2, poststream.go):
+// every goroutine posting through one Client shares it. A post is given
+// the next id, handed to the stream's batchWriter (postwriter.go: posts
+// handed over during a write go out together in the next) and waits for
+// its answer, which the stream's reader hands to it by its id. The reader
+// runs only while posts wait: it is started by the post that finds none
+// reading, and ends once no post waits, so an idle Client holds no
+// goroutine. A connection that fails (a write or read error, an answer
+// the client cannot place, no answer for RequestTimeout and a margin)
+// fails every post waiting on it, each of which the caller may send again
+// with its id (Client.Post does): whatever the daemon stored of them it
+// stores once.
+
+// clientPipe is one pipelined post stream.
+type clientPipe struct {
+	cn *clientConn
+	w  batchWriter
+
+	mu      sync.Mutex
+	waiting map[uint32]*pipeWait
+	next    uint32
+	reading bool
+	failed  error
+	used    time.Time // the last post, for idleFor
+	armed   time.Time // when the connection's deadline was last moved
+}
+
+// pipeWait is one post waiting for its answer: done receives once the
+// answer (status and data) or the stream's error (err) is in.
+type pipeWait struct {
+	done      chan struct{}
+	status    int
+	data      []byte
+	err       error
+	abandoned bool // its caller stopped waiting (under clientPipe.mu)
+}
+
+var pipeWaits = sync.Pool{New: func() any { return &pipeWait{done: make(chan struct{}, 1)} }}
+
+func newClientPipe(cn *clientConn) *clientPipe {
+	return &clientPipe{cn: cn, w: batchWriter{c: cn.c}, waiting: map[uint32]*pipeWait{}, used: time.Now()}
+}
+
+// usable says the stream may take a post at now: it has not failed, and
+// it was not left idle for idleFor (the daemon may have closed it).
+func (p *clientPipe) usable(now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failed == nil && (len(p.waiting) > 0 || now.Sub(p.used) < idleFor)
+}
+
+// post sends body and waits for its answer, or for ctx. release must be
+// called once the answer's data is no longer used. sent says the post
+// went out (or was handed to the write under way): the daemon may have
+// stored it, so only a retry by its caller, who knows the id, may send it
+// again.
+func (p *clientPipe) post(ctx context.Context, body []byte) (status int, data []byte, release func(), sent bool, err error) {
+	w := pipeWaits.Get().(*pipeWait)
+	now := time.Now()
+	p.mu.Lock()
+	if p.failed != nil {
+		err := p.failed
+		p.mu.Unlock()
+		pipeWaits.Put(w)
+		return 0, nil, nil, false, err
+	}
+	id := p.next
+	p.next++
+	p.waiting[id] = w
+	p.used = now
+	if now.Sub(p.armed) >= rearmEvery { // the connection's bound, moved at most once a second
+		p.armed = now
+		p.cn.c.SetDeadline(now.Add(RequestTimeout + 5*time.Second))
+	}
+	read := !p.reading
+	p.reading = true
+	p.mu.Unlock()
+	if read {
+		go p.read()
+	}
+
+	buf := getBuffer()
+	b := binary.BigEndian.AppendUint32((*buf)[:0], uint32(len(body)))
+	b = binary.BigEndian.AppendUint32(b, id)
+	b = append(b, body...)
+	*buf = b
+	werr := p.w.write(b)
+	if werr != nil {
+		p.fail(werr)
+	}
+	putBuffer(buf)
+	sent = werr == nil
+
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		p.mu.Lock()
+		select {
+		case <-w.done: // answered meanwhile
+			p.mu.Unlock()
+		default:
+			w.abandoned = true // the reader drops its answer; w is not reused
+			p.mu.Unlock()
+			return 0, nil, nil, sent, ctx.Err()
+		}
+	}
+	if w.err != nil {
+		err := w.err
+		w.err = nil
+		pipeWaits.Put(w)
+		return 0, nil, nil, sent, err
+	}
+	return w.status, w.data, func() { pipeWaits.Put(w) }, true, nil
+}
+
+// read hands each answer to its post until none waits or the stream
+// fails.
+func (p *clientPipe) read() {
+	var hdr [pipeAnswerHeader]byte
+	for {
+		if _, err := io.ReadFull(p.cn.br, hdr[:]); err != nil {
+			p.fail(fmt.Errorf("read answer: %w", err))
+			return
+		}
+		n := binary.BigEndian.Uint32(hdr[:])
+		id := binary.BigEndian.Uint32(hdr[6:])
+		if n > maxAnswer {
+			p.fail(fmt.Errorf("an answer of %d bytes is over the client's limit of %d", n, maxAnswer))
+			return
+		}
+		p.mu.Lock()
+		w := p.waiting[id]
+		delete(p.waiting, id)
+		abandoned := w != nil && w.abandoned
+		p.mu.Unlock()
+		if w == nil {
+			p.fail(fmt.Errorf("read answer: the daemon answered post %d, which is not waiting", id))
+			return
+		}
+		data := w.data
+		if abandoned || cap(data) < int(n) || cap(data) > maxKeptAnswer {
+			data = make([]byte, max(n, minAnswer))
+		}
+		data = data[:n]
+		if _, err := io.ReadFull(p.cn.br, data); err != nil {
+			p.mu.Lock()
+			p.waiting[id] = w // failed with the others
+			p.mu.Unlock()
+			p.fail(fmt.Errorf("read answer: %w", err))
+			return
+		}
+		w.status, w.data = int(binary.BigEndian.Uint16(hdr[4:])), data
+		w.done <- struct{}{}
+		p.mu.Lock()
+		if len(p.waiting) == 0 {
+			p.reading = false
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+	}
+}
+
+// fail ends the stream: every post waiting gets err, and later posts
+// find it failed.
+func (p *clientPipe) fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.failed == nil {
+		p.failed = err
+		p.cn.c.Close()
+	}
+	for id, w := range p.waiting {
+		delete(p.waiting, id)
+		w.err = p.failed
+		w.done <- struct{}{}
+	}
+	p.reading = false
+}

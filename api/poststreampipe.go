@@ -1,0 +1,111 @@
+package api
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"sync"
+	"sync/atomic"
+)
+
+// The daemon's side of a pipelined post stream (wakewheel-post/2,
+// poststream.go): every post read is served at once, beside the posts
+// still in flight, and answered with its id as soon as it is durable;
+// answers ready together go out in one write (postwriter.go). A post read
+// while none is in flight and with nothing behind it (a client with one
+// poster) is served by the reader itself, whose answer's write then reads
+// the next post (rawtrip.go), as on wakewheel-post/1.
+
+// Frame headers of wakewheel-post/2: a post's length and id; an answer's
+// length, status and id.
+const (
+	pipePostHeader   = 8
+	pipeAnswerHeader = 10
+)
+
+// pipeDepth bounds the posts in flight on one pipelined stream: the reader
+// reads no further until one is answered.
+const pipeDepth = 256
+
+var switchedPipe = []byte("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: " + PostStreamPipelined + "\r\n\r\n")
+
+// postFunc serves one post: its answer's status, and its JSON appended to
+// out.
+type postFunc func(ctx context.Context, body, out []byte) (status int, reply []byte)
+
+// pipe is one pipelined stream's posts in flight.
+type pipe struct {
+	st       *postStream
+	post     postFunc
+	w        batchWriter
+	wg       sync.WaitGroup
+	inflight atomic.Int32 // read and not yet handed to the writer
+	slots    chan struct{}
+}
+
+// servePipelined reads posts from in and serves them concurrently until
+// the client closes the stream, it idles past RequestTimeout, a frame is
+// malformed, or Shutdown; then it waits for every post in flight to be
+// answered.
+func (ss *streamSet) servePipelined(c net.Conn, in *streamIO, post postFunc) {
+	ss.run(c, switchedPipe, func(st *postStream) { servePipe(st, in, post) })
+}
+
+func servePipe(st *postStream, in *streamIO, post postFunc) {
+	p := &pipe{st: st, post: post, w: batchWriter{c: st.c}, slots: make(chan struct{}, pipeDepth)}
+	defer p.wg.Wait()
+	buf := getBuffer()
+	defer func() { putBuffer(buf) }()
+	for st.arm() {
+		n, id, body, err := in.frameOf(pipePostHeader)
+		if err != nil {
+			return // closed, idle, or Shutdown
+		}
+		if body == nil {
+			status, out := lengthRefused(n, pipeAnswerHeader)
+			p.wg.Wait() // the posts before it are answered first
+			_ = p.w.write(framePipeAnswer(out, status, id))
+			return
+		}
+		ctx := st.enter()
+		if p.inflight.Load() == 0 && !in.buffered() && p.w.idle() { // alone: served here, its answer's write reads the next post
+			status, out := post(ctx, body, append((*buf)[:0], make([]byte, pipeAnswerHeader)...))
+			st.leave()
+			*buf = out
+			if err := in.answer(framePipeAnswer(out, status, id)); err != nil {
+				return
+			}
+			continue
+		}
+		p.slots <- struct{}{}
+		b := getBuffer()
+		*b = append((*b)[:0], body...)
+		p.inflight.Add(1)
+		p.wg.Add(1)
+		go p.serve(ctx, id, b)
+	}
+}
+
+// serve answers one post read by the stream's reader (its body in b).
+func (p *pipe) serve(ctx context.Context, id uint32, b *[]byte) {
+	defer p.wg.Done()
+	buf := getBuffer()
+	status, out := p.post(ctx, *b, append((*buf)[:0], make([]byte, pipeAnswerHeader)...))
+	p.st.leave()
+	*buf = out
+	putBuffer(b)
+	if err := p.w.write(framePipeAnswer(out, status, id)); err != nil {
+		p.st.c.Close() // the stream is lost: its reader stops
+	}
+	putBuffer(buf)
+	p.inflight.Add(-1)
+	<-p.slots
+}
+
+// framePipeAnswer fills a pipelined answer's header in front of its body.
+func framePipeAnswer(out []byte, status int, id uint32) []byte {
+	binary.BigEndian.PutUint32(out, uint32(len(out)-pipeAnswerHeader))
+	binary.BigEndian.PutUint16(out[4:], uint16(status))
+	binary.BigEndian.PutUint32(out[6:], id)
+	return out
+}

@@ -1,0 +1,73 @@
+package api
+
+import (
+	"net"
+	"sync"
+)
+
+// batchWriter is a pipelined post stream's writes, on either side: frames
+// handed to it while one write is under way are appended behind it and go
+// out together in the next write, by the goroutine that wrote the first;
+// no goroutine of its own. So many posts in flight on one connection cost
+// a write per batch, not one each. The first error is kept: every later
+// write fails with it.
+type batchWriter struct {
+	c       net.Conn
+	mu      sync.Mutex
+	pending []byte // handed over and not yet written
+	spare   []byte // the last batch's array, for the next
+	writing bool
+	err     error
+}
+
+// maxKeptBatch bounds the array a batchWriter keeps between batches.
+const maxKeptBatch = 256 << 10
+
+// write has frame written, in a batch with whatever else is handed over
+// meanwhile: by this goroutine if no write is under way (it then writes
+// until nothing is pending), or by the one writing. It returns once the
+// frame is written or handed to the goroutine writing; an error means the
+// connection failed, and the frame may not have been written.
+func (w *batchWriter) write(frame []byte) error {
+	w.mu.Lock()
+	if w.err != nil {
+		err := w.err
+		w.mu.Unlock()
+		return err
+	}
+	w.pending = append(w.pending, frame...)
+	if w.writing {
+		w.mu.Unlock()
+		return nil
+	}
+	w.writing = true
+	for {
+		out := w.pending
+		w.pending = w.spare[:0]
+		w.mu.Unlock()
+		_, err := w.c.Write(out)
+		w.mu.Lock()
+		if cap(out) <= maxKeptBatch {
+			w.spare = out[:0]
+		} else {
+			w.spare = nil
+		}
+		if err != nil {
+			w.err, w.writing, w.pending = err, false, nil
+			w.mu.Unlock()
+			return err
+		}
+		if len(w.pending) == 0 {
+			w.writing = false
+			w.mu.Unlock()
+			return nil
+		}
+	}
+}
+
+// idle says no write is under way and nothing is pending.
+func (w *batchWriter) idle() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.writing && len(w.pending) == 0
+}
