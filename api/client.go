@@ -41,6 +41,10 @@ func NewClient(socket string) *Client {
 	return &Client{socket: socket, conns: &connPool{socket: socket}}
 }
 
+// CloseIdle closes the client's idle connections, and its post stream
+// unless a post waits on it; a later request connects again.
+func (c *Client) CloseIdle() { c.conns.closeIdle() }
+
 // Do sends one request with an optional JSON body and decodes the JSON
 // answer into out. An error answer comes back as *Error. While the daemon
 // answers that it is loading, the request is sent again, for at most

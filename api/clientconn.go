@@ -265,6 +265,20 @@ func (p *connPool) dial(ctx context.Context) (*clientConn, error) {
 	return &clientConn{c: c, br: bufio.NewReaderSize(c, 4096), raw: rawConn(c)}, nil
 }
 
+func (p *connPool) closeIdle() {
+	p.mu.Lock()
+	idle := append(p.idle, p.posts...)
+	p.idle, p.posts = nil, nil
+	cp := p.pipe
+	p.mu.Unlock()
+	for _, cn := range idle {
+		cn.c.Close()
+	}
+	if cp != nil {
+		cp.closeIdle()
+	}
+}
+
 func (p *connPool) put(cn *clientConn) {
 	cn.since = time.Now()
 	p.mu.Lock()

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -169,6 +170,16 @@ func (p *clientPipe) read() {
 			return
 		}
 		p.mu.Unlock()
+	}
+}
+
+// closeIdle ends the stream if no post waits on it.
+func (p *clientPipe) closeIdle() {
+	p.mu.Lock()
+	idle := len(p.waiting) == 0
+	p.mu.Unlock()
+	if idle {
+		p.fail(errors.New("the post stream was closed idle"))
 	}
 }
 

@@ -11,10 +11,10 @@ import (
 // The daemon's side of a pipelined post stream (wakewheel-post/2,
 // poststream.go): every post read is served at once, beside the posts
 // still in flight, and answered with its id as soon as it is durable;
-// answers ready together go out in one write (postwriter.go). A post read
-// while none is in flight and with nothing behind it (a client with one
-// poster) is served by the reader itself, whose answer's write then reads
-// the next post (rawtrip.go), as on wakewheel-post/1.
+// answers ready together go out in one write (postwriter.go). On a stream
+// that never had two posts in flight (a client with one poster) each post
+// is served by the reader itself, whose answer's write then reads the
+// next post (rawtrip.go), as on wakewheel-post/1.
 
 // Frame headers of wakewheel-post/2: a post's length and id; an answer's
 // length, status and id.
@@ -33,14 +33,29 @@ var switchedPipe = []byte("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgra
 // out.
 type postFunc func(ctx context.Context, body, out []byte) (status int, reply []byte)
 
-// pipe is one pipelined stream's posts in flight.
+// pipe is one pipelined stream's posts in flight, and the workers that
+// serve them: a post read is handed to a worker waiting for one, or to a
+// new worker if none waits; a worker then waits for the next until the
+// stream ends. So the stream has as many workers as it had posts in flight
+// at once (at most pipeDepth), whose stacks have grown to what a post
+// needs, instead of a goroutine a post that grows its stack each time.
 type pipe struct {
 	st       *postStream
 	post     postFunc
 	w        batchWriter
-	wg       sync.WaitGroup
-	inflight atomic.Int32 // read and not yet handed to the writer
+	wg       sync.WaitGroup // the workers
+	inflight atomic.Int32   // read and not yet handed to the writer
 	slots    chan struct{}
+	jobs     chan pipeJob  // to a waiting worker
+	ended    chan struct{} // closed when the reader stops: the workers go
+}
+
+// pipeJob is one post read, for a worker: its ctx, id and body (a pooled
+// buffer).
+type pipeJob struct {
+	ctx  context.Context
+	id   uint32
+	body *[]byte
 }
 
 // servePipelined reads posts from in and serves them concurrently until
@@ -52,10 +67,19 @@ func (ss *streamSet) servePipelined(c net.Conn, in *streamIO, post postFunc) {
 }
 
 func servePipe(st *postStream, in *streamIO, post postFunc) {
-	p := &pipe{st: st, post: post, w: batchWriter{c: st.c}, slots: make(chan struct{}, pipeDepth)}
+	p := &pipe{st: st, post: post, w: batchWriter{c: st.c}, slots: make(chan struct{}, pipeDepth),
+		jobs: make(chan pipeJob), ended: make(chan struct{})}
 	defer p.wg.Wait()
+	defer close(p.ended)
 	buf := getBuffer()
 	defer func() { putBuffer(buf) }()
+	// shared: a post was read while another was in flight or behind it.
+	// From then on every post is served beside the reader, which goes on
+	// reading: a post served by the reader would hold the posts behind it
+	// unread until it is durable, and they would miss the commit group
+	// it is in.
+	shared := false
+	workers := 0
 	for st.arm() {
 		n, id, body, err := in.frameOf(pipePostHeader)
 		if err != nil {
@@ -63,12 +87,16 @@ func servePipe(st *postStream, in *streamIO, post postFunc) {
 		}
 		if body == nil {
 			status, out := lengthRefused(n, pipeAnswerHeader)
-			p.wg.Wait() // the posts before it are answered first
+			for range pipeDepth { // the posts before it are answered first
+				p.slots <- struct{}{}
+			}
 			_ = p.w.write(framePipeAnswer(out, status, id))
 			return
 		}
 		ctx := st.enter()
-		if p.inflight.Load() == 0 && !in.buffered() && p.w.idle() { // alone: served here, its answer's write reads the next post
+		alone := p.inflight.Load() == 0 && !in.buffered() && p.w.idle()
+		shared = shared || !alone
+		if !shared { // one poster so far: served here, its answer's write reads the next post
 			status, out := post(ctx, body, append((*buf)[:0], make([]byte, pipeAnswerHeader)...))
 			st.leave()
 			*buf = out
@@ -81,14 +109,36 @@ func servePipe(st *postStream, in *streamIO, post postFunc) {
 		b := getBuffer()
 		*b = append((*b)[:0], body...)
 		p.inflight.Add(1)
-		p.wg.Add(1)
-		go p.serve(ctx, id, b)
+		job := pipeJob{ctx, id, b}
+		if workers == pipeDepth {
+			p.jobs <- job
+			continue
+		}
+		select {
+		case p.jobs <- job:
+		default:
+			workers++
+			p.wg.Add(1)
+			go p.work(job)
+		}
+	}
+}
+
+// work serves job, then each post handed to it, until the stream ends.
+func (p *pipe) work(job pipeJob) {
+	defer p.wg.Done()
+	for {
+		p.serve(job.ctx, job.id, job.body)
+		select {
+		case job = <-p.jobs:
+		case <-p.ended:
+			return
+		}
 	}
 }
 
 // serve answers one post read by the stream's reader (its body in b).
 func (p *pipe) serve(ctx context.Context, id uint32, b *[]byte) {
-	defer p.wg.Done()
 	buf := getBuffer()
 	status, out := p.post(ctx, *b, append((*buf)[:0], make([]byte, pipeAnswerHeader)...))
 	p.st.leave()

@@ -151,13 +151,20 @@ func TestPipelinedPostsShareOneClient(t *testing.T) {
 	if n := obligations(t, d); n != posters*each {
 		t.Fatalf("%d obligations stored for %d posts", n, posters*each)
 	}
-	noStreamGoroutines(t)
+	noStreamGoroutines(t, c)
 }
 
-// noStreamGoroutines waits (at most 10 s) until no goroutine of a
-// pipelined stream runs: neither the client's reader nor the daemon's
-// post in flight.
-func noStreamGoroutines(t *testing.T) {
+// noStreamGoroutines checks that c's reader ended with its last answer,
+// and that the daemon's workers end with the stream once c closes it:
+// it waits (at most 10 s each) until no such goroutine runs.
+func noStreamGoroutines(t *testing.T, c *api.Client) {
+	t.Helper()
+	waitNoGoroutine(t, "api.(*clientPipe).read")
+	c.CloseIdle()
+	waitNoGoroutine(t, "api.(*pipe).work")
+}
+
+func waitNoGoroutine(t *testing.T, fn string) {
 	t.Helper()
 	var left string
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(5 * time.Millisecond) {
@@ -165,7 +172,7 @@ func noStreamGoroutines(t *testing.T) {
 		all := string(buf[:runtime.Stack(buf, true)])
 		left = ""
 		for _, g := range strings.Split(all, "\n\n") {
-			if strings.Contains(g, "api.(*clientPipe).read") || strings.Contains(g, "api.(*pipe).serve") {
+			if strings.Contains(g, fn) {
 				left = g
 			}
 		}
@@ -323,7 +330,7 @@ func TestPipelinedStreamLostWithPostsInFlight(t *testing.T) {
 	if cut := atomic.LoadInt32(&p.cut); cut == 0 {
 		t.Fatal("no stream was cut with posts in flight: the test tested nothing")
 	}
-	noStreamGoroutines(t)
+	noStreamGoroutines(t, c)
 }
 
 // A daemon that serves only wakewheel-post/1 refuses the pipelined stream

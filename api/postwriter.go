@@ -2,6 +2,7 @@ package api
 
 import (
 	"net"
+	"runtime"
 	"sync"
 )
 
@@ -41,6 +42,12 @@ func (w *batchWriter) write(frame []byte) error {
 		return nil
 	}
 	w.writing = true
+	// Goroutines made ready with this one (the posts of one commit group
+	// on the daemon, the posters of one batch of answers on the client)
+	// hand their frames over first: one write for them all, not one each.
+	w.mu.Unlock()
+	runtime.Gosched()
+	w.mu.Lock()
 	for {
 		out := w.pending
 		w.pending = w.spare[:0]
