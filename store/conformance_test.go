@@ -146,6 +146,9 @@ func testComplete(t *testing.T, open opener) {
 
 func testCaps(t *testing.T, open opener) {
 	db := mustOpen(t, open, Options{FlushInterval: time.Hour, FireCap: 5, AlertCap: 3})
+	if alerts, err := db.Alerts(1); err != nil || len(alerts) != 0 {
+		t.Fatalf("Alerts of an empty log: %v, %v", alerts, err)
+	}
 	for i := range 8 {
 		if _, err := db.Complete("k", true, wakewheel.Fire{Key: fmt.Sprint("k", i)}); err != nil {
 			t.Fatal(err)
@@ -190,6 +193,7 @@ func testCaps(t *testing.T, open opener) {
 
 	mustClose(t, db)
 	db = mustOpen(t, open, Options{FlushInterval: time.Hour, FireCap: 2, AlertCap: 3})
+	checkSeqs("Alerts(1) after reopen", alertSeqs(1), 8)
 	if f, err := db.Complete("k", true, wakewheel.Fire{}); err != nil || f.Seq != 9 {
 		t.Fatalf("Complete after reopen: seq %d, %v; want 9", f.Seq, err)
 	}

@@ -103,6 +103,11 @@ type DB struct {
 
 	wb writeBehind
 
+	// alertsLogged: the alert log holds a record (it is never emptied once
+	// it does), so Alerts need not open an iterator over every table to
+	// find an empty log, which a status asks for each time (records.go).
+	alertsLogged atomic.Bool
+
 	syncC chan *syncReq // unbuffered: a sent request is always answered
 	quit  chan struct{}
 	wg    sync.WaitGroup

@@ -277,6 +277,7 @@ func (db *DB) reopenLocked() bool {
 		return false
 	}
 	db.alertFirst, db.alertNext = first, next
+	db.alertsLogged.Store(true)
 	f.cause, f.last, f.held, f.dropped, f.refused = nil, nil, nil, 0, 0
 	f.mu.Unlock()
 	return true
