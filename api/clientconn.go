@@ -180,6 +180,11 @@ func (p *connPool) refused(err error, answer func(status int, data []byte)) (ret
 	return true, nil
 }
 
+// errPipeClosed fails what waits on a pipelined stream the client closed
+// (CloseIdle, or it idled past idleFor): nothing does, but for a post that
+// took the stream just before, which Client.Post then sends again.
+var errPipeClosed = errors.New("the post stream was closed idle")
+
 // getPipe returns the pipelined post stream, dialling one if there is none
 // or it failed or idled (reused says it was not dialled for this post).
 func (p *connPool) getPipe(ctx context.Context) (*clientPipe, bool, error) {
@@ -199,7 +204,7 @@ func (p *connPool) getPipe(ctx context.Context) (*clientPipe, bool, error) {
 		if cp.usable(now) { // dialled while this post waited
 			return cp, true, nil
 		}
-		cp.fail(errors.New("the post stream idled")) // closed, if it was only idle
+		cp.fail(errPipeClosed) // closed, if it was only idle
 	}
 	cn, err := p.dial(ctx)
 	if err != nil {

@@ -1,9 +1,9 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -15,9 +15,12 @@ import (
 // the next id, handed to the stream's batchWriter (postwriter.go: posts
 // handed over during a write go out together in the next) and waits for
 // its answer, which the stream's reader hands to it by its id. The reader
-// runs only while posts wait: it is started by the post that finds none
-// reading, and ends once no post waits, so an idle Client holds no
-// goroutine. A connection that fails (a write or read error, an answer
+// runs only while posts wait: the post that finds none reading reads
+// itself (or, if its ctx may end, starts a goroutine to), hands its
+// reading on to a goroutine once its own answer is in and others wait,
+// and the reading ends once no post waits, so an idle Client holds no
+// goroutine, and a Client with one poster reads each answer on the
+// poster's goroutine. A connection that fails (a write or read error, an answer
 // the client cannot place, no answer for RequestTimeout and a margin)
 // fails every post waiting on it, each of which the caller may send again
 // with its id (Client.Post does): whatever the daemon stored of them it
@@ -26,7 +29,13 @@ import (
 // clientPipe is one pipelined post stream.
 type clientPipe struct {
 	cn *clientConn
+	br *bufio.Reader // the answers, a batch in one read (pipeBuffer), from got and then cn.br
 	w  batchWriter
+	// trip and got: a post alone on the stream (one poster) is written and
+	// its answer's first bytes read by one raw round trip (rawtrip.go),
+	// into tripIn; got is what of them the reader has not yet taken.
+	trip        *rawTrip
+	tripIn, got []byte
 
 	mu      sync.Mutex
 	waiting map[uint32]*pipeWait
@@ -50,7 +59,46 @@ type pipeWait struct {
 var pipeWaits = sync.Pool{New: func() any { return &pipeWait{done: make(chan struct{}, 1)} }}
 
 func newClientPipe(cn *clientConn) *clientPipe {
-	return &clientPipe{cn: cn, w: batchWriter{c: cn.c}, waiting: map[uint32]*pipeWait{}, used: time.Now()}
+	p := &clientPipe{cn: cn, w: batchWriter{c: cn.c}, waiting: map[uint32]*pipeWait{}, used: time.Now()}
+	p.br = bufio.NewReaderSize(pipeSource{p}, pipeBuffer)
+	return p
+}
+
+// pipeSource is what the pipe's reader reads: the bytes a raw round trip
+// got, then the connection's.
+type pipeSource struct{ p *clientPipe }
+
+func (s pipeSource) Read(b []byte) (int, error) {
+	if p := s.p; len(p.got) > 0 {
+		n := copy(b, p.got)
+		p.got = p.got[n:]
+		return n, nil
+	}
+	return s.p.cn.br.Read(b)
+}
+
+// tripAlone writes b and reads the first bytes of what answers it by one
+// raw round trip, if b is alone on the stream and nothing is left unread;
+// ran says it did.
+func (p *clientPipe) tripAlone(b []byte) (ran bool, err error) {
+	cn := p.cn
+	if cn.raw == nil || len(b) > rawFrame || p.br.Buffered() > 0 || cn.br.Buffered() > 0 || len(p.got) > 0 {
+		return false, nil
+	}
+	return p.w.alone(func() error {
+		if p.trip == nil {
+			p.trip, p.tripIn = newRawTrip(), make([]byte, 4096)
+		}
+		sent, got, err := p.trip.run(cn.raw, b, p.tripIn)
+		p.got = p.tripIn[:got]
+		if sent == len(b) {
+			return nil // written; an error of the read the reader meets again
+		}
+		if err == nil {
+			_, err = cn.c.Write(b[sent:])
+		}
+		return err
+	})
 }
 
 // usable says the stream may take a post at now: it has not failed, and
@@ -86,9 +134,11 @@ func (p *clientPipe) post(ctx context.Context, body []byte) (status int, data []
 	}
 	read := !p.reading
 	p.reading = true
+	others := len(p.waiting) > 1
 	p.mu.Unlock()
-	if read {
-		go p.read()
+	lead := read && ctx.Done() == nil // no ctx to watch while reading: this goroutine reads
+	if read && !lead {
+		go p.read(nil)
 	}
 
 	buf := getBuffer()
@@ -96,12 +146,21 @@ func (p *clientPipe) post(ctx context.Context, body []byte) (status int, data []
 	b = binary.BigEndian.AppendUint32(b, id)
 	b = append(b, body...)
 	*buf = b
-	werr := p.w.write(b)
+	ran, werr := false, error(nil)
+	if lead && !others {
+		ran, werr = p.tripAlone(b)
+	}
+	if !ran {
+		werr = p.w.write(b, others)
+	}
 	if werr != nil {
 		p.fail(werr)
 	}
 	putBuffer(buf)
 	sent = werr == nil
+	if lead {
+		p.read(w)
+	}
 
 	select {
 	case <-w.done:
@@ -126,11 +185,12 @@ func (p *clientPipe) post(ctx context.Context, body []byte) (status int, data []
 }
 
 // read hands each answer to its post until none waits or the stream
-// fails.
-func (p *clientPipe) read() {
+// fails; a poster reading for its own post (mine) stops at its answer,
+// and has a goroutine of the stream's read on if posts still wait.
+func (p *clientPipe) read(mine *pipeWait) {
 	var hdr [pipeAnswerHeader]byte
 	for {
-		if _, err := io.ReadFull(p.cn.br, hdr[:]); err != nil {
+		if _, err := io.ReadFull(p.br, hdr[:]); err != nil {
 			p.fail(fmt.Errorf("read answer: %w", err))
 			return
 		}
@@ -154,7 +214,7 @@ func (p *clientPipe) read() {
 			data = make([]byte, max(n, minAnswer))
 		}
 		data = data[:n]
-		if _, err := io.ReadFull(p.cn.br, data); err != nil {
+		if _, err := io.ReadFull(p.br, data); err != nil {
 			p.mu.Lock()
 			p.waiting[id] = w // failed with the others
 			p.mu.Unlock()
@@ -170,6 +230,10 @@ func (p *clientPipe) read() {
 			return
 		}
 		p.mu.Unlock()
+		if w == mine {
+			go p.read(nil)
+			return
+		}
 	}
 }
 
@@ -179,7 +243,7 @@ func (p *clientPipe) closeIdle() {
 	idle := len(p.waiting) == 0
 	p.mu.Unlock()
 	if idle {
-		p.fail(errors.New("the post stream was closed idle"))
+		p.fail(errPipeClosed)
 	}
 }
 

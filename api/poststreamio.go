@@ -15,8 +15,13 @@ import (
 // ordinary reads and writes of c.
 
 // streamBuffer is a stream's read buffer: most posts are read whole by one
-// read; a larger frame grows it for that frame only.
-const streamBuffer = 4096
+// read; a larger frame grows it for that frame only. A pipelined stream's
+// (pipeBuffer) takes a batch of posts, as many as a client of 64 posters
+// writes at once, in one read.
+const (
+	streamBuffer = 4096
+	pipeBuffer   = 32 << 10
+)
 
 // streamIO is one stream's buffered bytes: in[r:w] is read and not yet
 // taken.
@@ -26,10 +31,11 @@ type streamIO struct {
 	trip *rawTrip
 	in   []byte
 	r, w int
+	size int // of in, but for a large frame
 }
 
-func newStreamIO(c net.Conn, buffered []byte) *streamIO {
-	s := &streamIO{c: c, raw: rawConn(c), in: make([]byte, max(streamBuffer, len(buffered)))}
+func newStreamIO(c net.Conn, buffered []byte, size int) *streamIO {
+	s := &streamIO{c: c, raw: rawConn(c), in: make([]byte, max(size, len(buffered))), size: size}
 	s.w = copy(s.in, buffered)
 	if s.raw != nil {
 		s.trip = newRawTrip()
@@ -77,8 +83,8 @@ func (s *streamIO) fill(k int) error {
 	if s.w-s.r >= k {
 		return nil
 	}
-	if s.r == s.w && cap(s.in) > streamBuffer {
-		s.in = make([]byte, streamBuffer) // a large frame's buffer goes with it
+	if s.r == s.w && cap(s.in) > s.size {
+		s.in = make([]byte, s.size) // a large frame's buffer goes with it
 	}
 	if len(s.in)-s.r < k { // move what is left to the front, in a larger buffer if need be
 		in := s.in

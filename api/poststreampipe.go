@@ -90,7 +90,7 @@ func servePipe(st *postStream, in *streamIO, post postFunc) {
 			for range pipeDepth { // the posts before it are answered first
 				p.slots <- struct{}{}
 			}
-			_ = p.w.write(framePipeAnswer(out, status, id))
+			_ = p.w.write(framePipeAnswer(out, status, id), false)
 			return
 		}
 		ctx := st.enter()
@@ -144,7 +144,7 @@ func (p *pipe) serve(ctx context.Context, id uint32, b *[]byte) {
 	p.st.leave()
 	*buf = out
 	putBuffer(b)
-	if err := p.w.write(framePipeAnswer(out, status, id)); err != nil {
+	if err := p.w.write(framePipeAnswer(out, status, id), p.inflight.Load() > 1); err != nil {
 		p.st.c.Close() // the stream is lost: its reader stops
 	}
 	putBuffer(buf)

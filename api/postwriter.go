@@ -28,8 +28,10 @@ const maxKeptBatch = 256 << 10
 // meanwhile: by this goroutine if no write is under way (it then writes
 // until nothing is pending), or by the one writing. It returns once the
 // frame is written or handed to the goroutine writing; an error means the
-// connection failed, and the frame may not have been written.
-func (w *batchWriter) write(frame []byte) error {
+// connection failed, and the frame may not have been written. others says
+// other frames may be on their way (other posts are in flight): only then
+// does a first writer yield before it writes.
+func (w *batchWriter) write(frame []byte, others bool) error {
 	w.mu.Lock()
 	if w.err != nil {
 		err := w.err
@@ -42,12 +44,28 @@ func (w *batchWriter) write(frame []byte) error {
 		return nil
 	}
 	w.writing = true
-	// Goroutines made ready with this one (the posts of one commit group
-	// on the daemon, the posters of one batch of answers on the client)
-	// hand their frames over first: one write for them all, not one each.
-	w.mu.Unlock()
-	runtime.Gosched()
+	if others {
+		// Goroutines made ready with this one (the posts of one commit
+		// group on the daemon, the posters of one batch of answers on the
+		// client) hand their frames over first: one write for them all,
+		// not one each.
+		w.mu.Unlock()
+		runtime.Gosched()
+		w.mu.Lock()
+	}
+	return w.flushLocked()
+}
+
+// idle says no write is under way and nothing is pending.
+func (w *batchWriter) idle() bool {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.writing && len(w.pending) == 0
+}
+
+// flushLocked writes what is pending until nothing is, with w.mu held and
+// writing set; it returns with w.mu released.
+func (w *batchWriter) flushLocked() error {
 	for {
 		out := w.pending
 		w.pending = w.spare[:0]
@@ -72,9 +90,29 @@ func (w *batchWriter) write(frame []byte) error {
 	}
 }
 
-// idle says no write is under way and nothing is pending.
-func (w *batchWriter) idle() bool {
+// alone writes by fn (a round trip that writes one frame and reads what
+// answers it) if no write is under way and nothing is pending, then what
+// was handed over meanwhile; ran says fn ran. An error of fn fails the
+// writer as a write's does.
+func (w *batchWriter) alone(fn func() error) (ran bool, err error) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return !w.writing && len(w.pending) == 0
+	if w.err != nil || w.writing || len(w.pending) > 0 {
+		w.mu.Unlock()
+		return false, nil
+	}
+	w.writing = true
+	w.mu.Unlock()
+	err = fn()
+	w.mu.Lock()
+	if err != nil {
+		w.err, w.writing, w.pending = err, false, nil
+		w.mu.Unlock()
+		return true, err
+	}
+	if len(w.pending) == 0 {
+		w.writing = false
+		w.mu.Unlock()
+		return true, nil
+	}
+	return true, w.flushLocked()
 }
