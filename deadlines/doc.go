@@ -98,13 +98,14 @@
 // entry, so a stale one only costs the probe it failed to save; Push, which
 // mostly creates, goes to the index directly. Altogether a pending deadline
 // with a key of up to 31 bytes takes about 70 bytes, its key included (at
-// 100k pending; 74 at 1M), and the wheel keeps nothing of the caller's key.
-// Extend allocates nothing; a push of a new key allocates only when a page
-// or the table grows (or for a long key's slot in the side table). What
-// hands a deadline out (Advance's fired deadlines, Earliest, All) copies its
-// key into a string of its own, carved out of a shared 4 KiB chunk (one
-// allocation for about 150 keys; a key kept for long keeps its chunk
-// alive); Get hands back the caller's own key.
+// 100k pending; 74 at 1M), and of the caller's key the wheel keeps only a
+// long one's string (a Loader clones it). Extend allocates nothing; a push
+// of a new key allocates only when a page or the table grows (or, for a
+// long key, the side table). What hands a deadline out (Advance's fired
+// deadlines, Earliest, All) copies its key into a string of its own,
+// carved out of a shared 4 KiB chunk (one allocation for about 150 keys; a
+// key kept for long keeps its chunk alive); Get hands back the caller's
+// own key.
 //
 // Invariants (checked by the tests' checkInvariants):
 //   - every pending entry is in exactly one list, the one its due tick maps

@@ -23,7 +23,7 @@ func TestHintsAreChecked(t *testing.T) {
 	if j, _ := x.get(&s, "a", 7); j != nilIdx {
 		t.Fatalf("get(a) after reuse = %d, want none", j)
 	}
-	s.release(i)
+	s.release(i, s.at(i))
 	if j, _ := x.get(&s, "b", 7); j != nilIdx {
 		t.Fatalf("get(b) after release = %d, want none", j)
 	}

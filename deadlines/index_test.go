@@ -34,7 +34,7 @@ func TestIndexChurn(t *testing.T) {
 				want[k] = i
 			} else {
 				x.deleteAt(pos)
-				s.release(i)
+				s.release(i, s.at(i))
 				delete(want, k)
 			}
 			if x.count != len(want) || x.used > x.limit {

@@ -51,6 +51,13 @@ func (e *entry) setBucket(b uint16) { e.where = e.where&^whereBucket | b }
 
 func (e *entry) live() bool { return e.bucket() != bucketFree }
 
+// mayHold is false when e cannot hold key by its last byte, which it
+// compares without a call (an inline key's bytes are in e).
+func (e *entry) mayHold(key string) bool {
+	n := len(key)
+	return n == 0 || n > inlineKey || e.keyBytes[n-1] == key[n-1]
+}
+
 // longID is the number, in the slab's long keys, of a long key's entry.
 func (e *entry) longID() int32 {
 	b := e.keyBytes[:4]
@@ -124,18 +131,23 @@ func (s *slab) alloc() int32 {
 	return s.n - 1
 }
 
-// release puts entry i on the free list, dropping its long key, if it has
-// one, so that the string can be collected.
-func (s *slab) release(i int32) {
+// release puts entry i, at e, on the free list, dropping its long key, if
+// it has one, so that the string can be collected. The rest of the entry
+// is left as it is (nothing in it points anywhere): alloc zeroes it.
+func (s *slab) release(i int32, e *entry) {
 	s.live--
-	e := s.at(i)
 	if e.keyLen == longKey {
-		id := e.longID()
-		s.long[id] = ""
-		s.longFree = append(s.longFree, id)
+		s.releaseLong(e)
 	}
-	*e = entry{next: s.free, where: bucketFree}
+	e.next, e.where, e.keyLen = s.free, bucketFree, 0
 	s.free = i
+}
+
+//go:noinline
+func (s *slab) releaseLong(e *entry) {
+	id := e.longID()
+	s.long[id] = ""
+	s.longFree = append(s.longFree, id)
 }
 
 // setKey stores key in e, a new entry (or one whose long key was
@@ -143,11 +155,16 @@ func (s *slab) release(i int32) {
 // change (a Go string never does; a loader's view of bytes is cloned
 // first).
 func (s *slab) setKey(e *entry, key string) {
-	if len(key) <= inlineKey {
-		e.keyLen = uint8(len(key))
-		copy(e.keyBytes[:], key)
+	if len(key) > inlineKey {
+		s.setLongKey(e, key)
 		return
 	}
+	e.keyLen = uint8(len(key))
+	copy(e.keyBytes[:], key)
+}
+
+//go:noinline
+func (s *slab) setLongKey(e *entry, key string) {
 	var id int32
 	if n := len(s.longFree); n > 0 {
 		id = s.longFree[n-1]
@@ -191,15 +208,16 @@ func (s *slab) key(e *entry) string {
 }
 
 // hasKey reports whether e holds key. For an inline key it compares the
-// length, then the last byte (most keys that differ, one root's against
-// another's, a lane's against the next, share their length and differ at
-// the end), then the bytes: the entry's line is already read, and the
-// caller's key is the only other memory touched.
+// length, then the bytes: the entry's line is already read, and the
+// caller's key is the only other memory touched. It is small enough to be
+// inlined into every lookup; a long key takes the call.
 func (s *slab) hasKey(e *entry, key string) bool {
-	n := len(key)
-	if n > inlineKey {
-		return e.keyLen == longKey && s.long[e.longID()] == key
+	if len(key) > inlineKey {
+		return s.hasLongKey(e, key)
 	}
-	return int(e.keyLen) == n && (n == 0 || e.keyBytes[n-1] == key[n-1]) &&
-		unsafe.String(&e.keyBytes[0], n) == key
+	return int(e.keyLen) == len(key) && unsafe.String(&e.keyBytes[0], len(key)) == key
+}
+
+func (s *slab) hasLongKey(e *entry, key string) bool {
+	return e.keyLen == longKey && s.long[e.longID()] == key
 }

@@ -208,10 +208,11 @@ func (w *Wheel) lookupNew(key string) (i int32, e *entry, h, pos uint32) {
 // lastFound returns the entry found or added last, and its index position
 // if known, when it holds key. The position stays valid until the index is
 // rebuilt, which only add does, and add sets the entry found last anew.
-// It compares before hashing (slab.hasKey: the length and the last byte
-// first, in the entry's line).
+// It compares before hashing, the last byte first (entry.mayHold): most
+// keys that differ (one root's against another's, a lane's against the
+// next) share their length and differ in their last bytes.
 func (w *Wheel) lastFound(key string) (int32, *entry, uint32) {
-	if e := w.recentEntry; e != nil && w.slab.hasKey(e, key) && e.live() {
+	if e := w.recentEntry; e != nil && e.mayHold(key) && w.slab.hasKey(e, key) && e.live() {
 		return w.recent, e, w.recentPos
 	}
 	return nilIdx, nil, noPos
@@ -260,7 +261,7 @@ func (w *Wheel) drop(i int32, e *entry) {
 		delete(w.payloads, i)
 	}
 	w.kinds.count(e.kind, noKind)
-	w.slab.release(i)
+	w.slab.release(i, e)
 }
 
 // setKind changes the kind of a pending entry, keeping the counts.
