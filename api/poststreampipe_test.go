@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/api"
 )
 
@@ -352,5 +353,57 @@ func TestClientPostsOneAtATimeToAnOlderDaemon(t *testing.T) {
 	}
 	if p.pipes.Load() != 1 || p.ones.Load() != 1 {
 		t.Fatalf("%d asks for the pipelined stream (want 1), %d post/1 streams (want 1)", p.pipes.Load(), p.ones.Load())
+	}
+}
+
+// Shutdown waits for the posts in flight on a pipelined stream, served by
+// its workers, and each is answered. (The first post on a stream is served
+// by its reader, which reads the others once it is answered: from then on
+// the stream's posts go to its workers.)
+func TestShutdownAnswersPipelinedPostsInFlight(t *testing.T) {
+	sock := fakeSocket(t)
+	front, err := api.ListenFront(sock, api.Info{Version: "test"}, func() api.LoadState { return api.LoadState{} }, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inFlight = 4
+	svc := &heldPosts{held: make(chan struct{}, inFlight+1), release: make(chan struct{})}
+	srv := api.NewServer(nil, nil, api.Info{Version: "test"}, zerolog.Nop())
+	api.RegisterObligations(srv, svc)
+	front.Ready(srv)
+	ctx := context.Background()
+	c := api.NewClient(sock)
+	answered := make(chan error, inFlight+1)
+	for i := range inFlight + 1 {
+		go func() {
+			_, err := c.Post(ctx, api.PostRequest{Lane: "dev", Class: "human", Body: fmt.Sprint("in flight ", i)})
+			answered <- err
+		}()
+	}
+	<-svc.held // the first, served by the reader
+	svc.release <- struct{}{}
+	if err := <-answered; err != nil {
+		t.Fatal(err)
+	}
+	for range inFlight {
+		<-svc.held // the daemon's workers hold the others at once
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- front.Shutdown(ctx) }()
+	select {
+	case err := <-stopped:
+		t.Fatalf("shutdown returned (%v) with posts in flight", err)
+	case err := <-answered:
+		t.Fatalf("a post in flight was answered (%v) before it was released", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(svc.release)
+	for range inFlight {
+		if err := <-answered; err != nil {
+			t.Fatalf("a post in flight at shutdown: %v, want its answer", err)
+		}
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("shutdown: %v", err)
 	}
 }
