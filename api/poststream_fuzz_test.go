@@ -57,20 +57,7 @@ func FuzzPostStream(f *testing.F) {
 			if _, err := io.ReadFull(br, body); err != nil {
 				t.Fatalf("%q: an answer cut short: %v", in, err)
 			}
-			switch status := int(binary.BigEndian.Uint16(hdr[4:])); {
-			case status == http.StatusOK:
-				var res api.PostResult
-				if err := json.Unmarshal(body, &res); err != nil || res.Obligation.Seq == 0 {
-					t.Fatalf("%q: answered 200 %q", in, body)
-				}
-			case status >= 400 && status < 500:
-				var e api.Error
-				if err := json.Unmarshal(body, &e); err != nil || e.Err.Code == "" || e.Err.Message == "" {
-					t.Fatalf("%q: answered %d %q, not a JSON error", in, status, body)
-				}
-			default:
-				t.Fatalf("%q: answered %d %q", in, status, body)
-			}
+			checkFuzzAnswer(t, in, int(binary.BigEndian.Uint16(hdr[4:])), body)
 		}
 		if strings.Contains(ft.log.String(), "panicked") {
 			t.Fatalf("%q: a handler panicked:\n%s", in, ft.log.String())
@@ -147,23 +134,31 @@ func FuzzPipelinedPostStream(f *testing.F) {
 			if sent[id]--; sent[id] < 0 {
 				t.Fatalf("%q: an answer for id %d, more than were sent", in, id)
 			}
-			switch status := int(binary.BigEndian.Uint16(hdr[4:])); {
-			case status == http.StatusOK:
-				var res api.PostResult
-				if err := json.Unmarshal(body, &res); err != nil || res.Obligation.Seq == 0 {
-					t.Fatalf("%q: answered 200 %q", in, body)
-				}
-			case status >= 400 && status < 500:
-				var e api.Error
-				if err := json.Unmarshal(body, &e); err != nil || e.Err.Code == "" || e.Err.Message == "" {
-					t.Fatalf("%q: answered %d %q, not a JSON error", in, status, body)
-				}
-			default:
-				t.Fatalf("%q: answered %d %q", in, status, body)
-			}
+			checkFuzzAnswer(t, in, int(binary.BigEndian.Uint16(hdr[4:])), body)
 		}
 		if strings.Contains(ft.log.String(), "panicked") {
 			t.Fatalf("%q: a handler panicked:\n%s", in, ft.log.String())
 		}
 	})
+}
+
+// checkFuzzAnswer fails t unless an answer to the fuzzed stream in is a
+// stored post (200 with its sequence number) or a JSON error of the
+// client's (4xx with a code and a message).
+func checkFuzzAnswer(t *testing.T, in []byte, status int, body []byte) {
+	t.Helper()
+	switch {
+	case status == http.StatusOK:
+		var res api.PostResult
+		if err := json.Unmarshal(body, &res); err != nil || res.Obligation.Seq == 0 {
+			t.Fatalf("%q: answered 200 %q", in, body)
+		}
+	case status >= 400 && status < 500:
+		var e api.Error
+		if err := json.Unmarshal(body, &e); err != nil || e.Err.Code == "" || e.Err.Message == "" {
+			t.Fatalf("%q: answered %d %q, not a JSON error", in, status, body)
+		}
+	default:
+		t.Fatalf("%q: answered %d %q", in, status, body)
+	}
 }

@@ -23,18 +23,25 @@ import (
 // openStream dials sock and switches the connection to the post stream.
 func openStream(t *testing.T, sock string) (net.Conn, *bufio.Reader) {
 	t.Helper()
+	return upgradeTo(t, sock, api.PostStreamProtocol)
+}
+
+// upgradeTo dials sock and switches the connection to the stream of the
+// Upgrade token proto, which the daemon's answer must name.
+func upgradeTo(t *testing.T, sock, proto string) (net.Conn, *bufio.Reader) {
+	t.Helper()
 	c, err := net.Dial("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(time.Minute))
-	if _, err := io.WriteString(c, "POST "+api.PostStreamPath+" HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: "+api.PostStreamProtocol+"\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(c, "POST "+api.PostStreamPath+" HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: "+proto+"\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)
-	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Upgrade") != proto {
 		t.Fatalf("upgrade: %v %v", resp, err)
 	}
 	return c, br

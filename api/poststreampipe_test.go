@@ -27,21 +27,7 @@ import (
 // stream.
 func openPipe(t *testing.T, sock string) (net.Conn, *bufio.Reader) {
 	t.Helper()
-	c, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(time.Minute))
-	if _, err := io.WriteString(c, "POST "+api.PostStreamPath+" HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: "+api.PostStreamPipelined+"\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Upgrade") != api.PostStreamPipelined {
-		t.Fatalf("upgrade: %v %v", resp, err)
-	}
-	return c, br
+	return upgradeTo(t, sock, api.PostStreamPipelined)
 }
 
 // pipeFrame is a pipelined post: its length (len(body) unless n >= 0),
