@@ -24,6 +24,41 @@ import (
 // upgrade and its 101, then forwards frame by frame.
 func lossyProxy(t *testing.T, d *daemon, drops int32) string {
 	t.Helper()
+	var dropped atomic.Int32
+	return serveProxy(t, d, func(c, up net.Conn, br, ur *bufio.Reader, req *http.Request) {
+		if req.URL.Path != api.PostStreamPath {
+			return // the client posts on streams only
+		}
+		if req.Write(up) != nil {
+			return
+		}
+		resp, err := http.ReadResponse(ur, req)
+		if err != nil || resp.StatusCode != http.StatusSwitchingProtocols || resp.Write(c) != nil {
+			return
+		}
+		postHdr, answerHdr := 4, 6
+		if req.Header.Get("Upgrade") == api.PostStreamPipelined {
+			postHdr, answerHdr = 8, 10
+		}
+		for {
+			post, err := frame(br, postHdr)
+			if err != nil || !write(up, post) {
+				return
+			}
+			answer, err := frame(ur, answerHdr)
+			if err != nil || dropped.Add(1) <= drops || !write(c, answer) {
+				return // stored, but the answer is lost
+			}
+		}
+	})
+}
+
+// serveProxy serves a unix socket in front of d and returns its path: for
+// each connection accepted it dials d, reads the client's first request
+// and hands both connections, their readers and the request to handle;
+// both connections are closed once handle returns.
+func serveProxy(t *testing.T, d *daemon, handle func(c, up net.Conn, br, ur *bufio.Reader, req *http.Request)) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "ww")
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +70,6 @@ func lossyProxy(t *testing.T, d *daemon, drops int32) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	var dropped atomic.Int32
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -51,30 +85,10 @@ func lossyProxy(t *testing.T, d *daemon, drops int32) string {
 				defer up.Close()
 				br, ur := bufio.NewReader(c), bufio.NewReader(up)
 				req, err := http.ReadRequest(br)
-				if err != nil || req.URL.Path != api.PostStreamPath {
-					return // the client posts on streams only
-				}
-				if req.Write(up) != nil {
+				if err != nil {
 					return
 				}
-				resp, err := http.ReadResponse(ur, req)
-				if err != nil || resp.StatusCode != http.StatusSwitchingProtocols || resp.Write(c) != nil {
-					return
-				}
-				postHdr, answerHdr := 4, 6
-				if req.Header.Get("Upgrade") == api.PostStreamPipelined {
-					postHdr, answerHdr = 8, 10
-				}
-				for {
-					post, err := frame(br, postHdr)
-					if err != nil || !write(up, post) {
-						return
-					}
-					answer, err := frame(ur, answerHdr)
-					if err != nil || dropped.Add(1) <= drops || !write(c, answer) {
-						return // stored, but the answer is lost
-					}
-				}
+				handle(c, up, br, ur, req)
 			}(c)
 		}
 	}()

@@ -10,8 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -185,84 +183,54 @@ type pipeProxy struct {
 
 func startPipeProxy(t *testing.T, d *daemon, p *pipeProxy) *pipeProxy {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "ww")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	p.sock = filepath.Join(dir, "proxy.sock")
-	ln, err := net.Listen("unix", p.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	var lossyLeft atomic.Int32
 	lossyLeft.Store(p.lossy)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
+	p.sock = serveProxy(t, d, func(c, up net.Conn, br, ur *bufio.Reader, req *http.Request) {
+		pipelined := req.Header.Get("Upgrade") == api.PostStreamPipelined
+		if pipelined && p.refusePipe {
+			p.pipes.Add(1)
+			body := `{"error":{"code":"bad_request","message":"send Upgrade: wakewheel-post/1"}}`
+			fmt.Fprintf(c, "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			return
+		}
+		if pipelined {
+			p.pipes.Add(1)
+		} else if req.URL.Path == api.PostStreamPath {
+			p.ones.Add(1)
+		}
+		if req.Write(up) != nil {
+			return
+		}
+		resp, err := http.ReadResponse(ur, req)
+		if err != nil || resp.Write(c) != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+			return
+		}
+		postHdr, answerHdr, drop := 4, 6, int32(-1)
+		if pipelined {
+			postHdr, answerHdr = 8, 10
+			if lossyLeft.Add(-1) >= 0 {
+				drop = p.drop
+			}
+		}
+		go func() { // posts up, as they come
+			defer up.Close()
+			for {
+				post, err := frame(br, postHdr)
+				if err != nil || !write(up, post) {
+					return
+				}
+			}
+		}()
+		for n := int32(0); ; n++ { // answers down, until the cut
+			answer, err := frame(ur, answerHdr)
+			if err != nil || n == drop || !write(c, answer) {
+				if n == drop {
+					atomic.AddInt32(&p.cut, 1)
+				}
 				return
 			}
-			go func(c net.Conn) {
-				defer c.Close()
-				up, err := net.Dial("unix", d.sock)
-				if err != nil {
-					return
-				}
-				defer up.Close()
-				br, ur := bufio.NewReader(c), bufio.NewReader(up)
-				req, err := http.ReadRequest(br)
-				if err != nil {
-					return
-				}
-				pipelined := req.Header.Get("Upgrade") == api.PostStreamPipelined
-				if pipelined && p.refusePipe {
-					p.pipes.Add(1)
-					body := `{"error":{"code":"bad_request","message":"send Upgrade: wakewheel-post/1"}}`
-					fmt.Fprintf(c, "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-					return
-				}
-				if pipelined {
-					p.pipes.Add(1)
-				} else if req.URL.Path == api.PostStreamPath {
-					p.ones.Add(1)
-				}
-				if req.Write(up) != nil {
-					return
-				}
-				resp, err := http.ReadResponse(ur, req)
-				if err != nil || resp.Write(c) != nil || resp.StatusCode != http.StatusSwitchingProtocols {
-					return
-				}
-				postHdr, answerHdr, drop := 4, 6, int32(-1)
-				if pipelined {
-					postHdr, answerHdr = 8, 10
-					if lossyLeft.Add(-1) >= 0 {
-						drop = p.drop
-					}
-				}
-				go func() { // posts up, as they come
-					defer up.Close()
-					for {
-						post, err := frame(br, postHdr)
-						if err != nil || !write(up, post) {
-							return
-						}
-					}
-				}()
-				for n := int32(0); ; n++ { // answers down, until the cut
-					answer, err := frame(ur, answerHdr)
-					if err != nil || n == drop || !write(c, answer) {
-						if n == drop {
-							atomic.AddInt32(&p.cut, 1)
-						}
-						return
-					}
-				}
-			}(c)
 		}
-	}()
+	})
 	return p
 }
 
