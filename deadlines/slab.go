@@ -1,6 +1,9 @@
 package deadlines
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // entry is one pending deadline: 64 bytes, one cache line (see the slab),
 // with no pointers in it, so the slab's pages are never scanned by the
@@ -59,15 +62,9 @@ func (e *entry) mayHold(key string) bool {
 }
 
 // longID is the number, in the slab's long keys, of a long key's entry.
-func (e *entry) longID() int32 {
-	b := e.keyBytes[:4]
-	return int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
-}
+func (e *entry) longID() int32 { return int32(binary.LittleEndian.Uint32(e.keyBytes[:4])) }
 
-func (e *entry) setLongID(id int32) {
-	b := e.keyBytes[:4]
-	b[0], b[1], b[2], b[3] = byte(id), byte(id>>8), byte(id>>16), byte(id>>24)
-}
+func (e *entry) setLongID(id int32) { binary.LittleEndian.PutUint32(e.keyBytes[:4], uint32(id)) }
 
 // The slab stores entries in fixed pages of pageSize, addressed by int32
 // indices: growing never copies an entry, leaves at most one page of slack,
