@@ -51,8 +51,12 @@ func newBacklog(id uint64) *backlog {
 }
 
 // load adds the entries of a record read from the store (in key order, so
-// seq order).
-func (b *backlog) load(seq uint64, val []byte) {
+// seq order). It reports whether the record holds any entry now: a record
+// whose every path was already waiting in an earlier one (a duplicate
+// left by an interrupted failure path) holds none, so no batch would ever
+// delete it; the caller deletes it (its paths stay queued in the earlier
+// records, so nothing is lost).
+func (b *backlog) load(seq uint64, val []byte) (kept bool) {
 	rec := seq
 	for {
 		i := bytes.IndexByte(val, 0)
@@ -64,10 +68,11 @@ func (b *backlog) load(seq uint64, val []byte) {
 		if _, dup := b.waiting[path]; !dup { // a duplicate from an interrupted failure path: keep the first
 			b.entries = append(b.entries, entry{seq: seq, rec: rec, path: path})
 			b.waiting[path] = seq
+			kept = true
 		}
 		b.next = max(b.next, seq+1)
 		if i < 0 {
-			return
+			return kept
 		}
 		val, seq = val[i+1:], seq+1
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/wakewheel/wakewheel/store"
 )
 
@@ -112,5 +114,46 @@ func TestBacklogRecordsHoldManyPathsAndLoadBack(t *testing.T) {
 	old.load(9, []byte("one path"))
 	if old.Len() != 1 || old.entries[0] != (entry{seq: 9, rec: 9, path: "one path"}) || old.next != 10 {
 		t.Fatalf("a one-path record: %+v", old.entries)
+	}
+}
+
+// A record whose every path was already queued by an earlier record (a
+// duplicate an interrupted failure path left) holds no entry once loaded,
+// so no batch would ever delete it: the load deletes it, and its paths
+// stay queued by the earlier record. A record that still holds an entry
+// stays.
+func TestLoadDeletesARecordOfDuplicatesOnly(t *testing.T) {
+	db, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec := Record{ID: 7, Path: "/src/repo", Armed: true, Ingest: "true"}
+	if err := db.Write(true,
+		store.PutOp(nsRoots, rec.Path, encodeRecord(rec)),
+		store.PutOp(nsQueue, queueKey(7, 10), []byte("a\x00b")),
+		store.PutOp(nsQueue, queueKey(7, 12), []byte("b\x00a")), // duplicates only
+		store.PutOp(nsQueue, queueKey(7, 14), []byte("a\x00c")), // c is new
+	); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(db, Options{Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var paths []string
+	for _, e := range m.roots[rec.Path].q.entries {
+		paths = append(paths, e.path)
+	}
+	if !slices.Equal(paths, []string{"a", "b", "c"}) {
+		t.Fatalf("backlog after load %q, want [a b c]", paths)
+	}
+	var left []string
+	if err := db.Scan(nsQueue, "", func(key string, _ []byte) error { left = append(left, key); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{queueKey(7, 10), queueKey(7, 14)}; !slices.Equal(left, want) {
+		t.Fatalf("records left after load %q, want %q (the duplicates-only one deleted)", left, want)
 	}
 }

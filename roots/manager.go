@@ -196,7 +196,9 @@ func (m *Manager) load() error {
 			orphans = append(orphans, store.DeleteOp(nsQueue, key)) // a root removed mid-way
 			return nil
 		}
-		r.q.load(seq, val)
+		if !r.q.load(seq, val) {
+			orphans = append(orphans, store.DeleteOp(nsQueue, key)) // every path already queued before it
+		}
 		return nil
 	})
 	if err != nil {
