@@ -2,7 +2,6 @@ package wakes
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	ob "github.com/wakewheel/wakewheel/obligations"
@@ -18,26 +17,7 @@ func (s *Service) PostBatch(ctx context.Context, obs []ob.Obligation, create boo
 	out, errs = make([]ob.Obligation, len(obs)), make([]error, len(obs))
 	err := s.change(ctx, func(now time.Time) (*item, error) {
 		for i, o := range obs {
-			if o.ID == "" {
-				o.ID = newID()
-			}
-			if _, ok := s.st.Lane(o.Lane); !ok && !create && ob.ValidateLane(o.Lane) == nil {
-				errs[i] = fmt.Errorf("%w %q", ob.ErrUnknownLane, o.Lane)
-				continue
-			}
-			if got, dup, err := s.absorbLocked(o, now); err != nil || dup {
-				out[i], errs[i] = got, err
-				continue
-			}
-			got, eff, err := s.st.Post(o, now)
-			if err != nil {
-				errs[i] = err
-				continue
-			}
-			out[i] = got
-			if !got.Duplicate {
-				s.commitLocked(eff)
-			}
+			out[i], _, errs[i] = s.postLocked(o, create, now)
 		}
 		// Everything enqueued above is done when the barrier is: the
 		// pipeline commits in queue order, and a failed write fails what

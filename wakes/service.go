@@ -236,31 +236,38 @@ func (s *Service) settleLocked(eff ob.Effects) *item {
 // before) unless create is set: a post to a lane nobody consumes is most
 // likely a typo, and would never be read.
 func (s *Service) Post(ctx context.Context, o ob.Obligation, create bool) (ob.Obligation, error) {
+	var got ob.Obligation
+	err := s.change(ctx, func(now time.Time) (it *item, err error) {
+		got, it, err = s.postLocked(o, create, now)
+		return it, err
+	})
+	return got, err
+}
+
+// postLocked posts o at now (the caller holds mu): the obligation as
+// stored and the ticket to wait on, or o's own error (nothing of it is
+// stored). Post and PostBatch post through it.
+func (s *Service) postLocked(o ob.Obligation, create bool, now time.Time) (ob.Obligation, *item, error) {
 	if o.ID == "" {
 		o.ID = newID()
 	}
-	var got ob.Obligation
-	err := s.change(ctx, func(now time.Time) (*item, error) {
-		if _, ok := s.st.Lane(o.Lane); !ok && !create && ob.ValidateLane(o.Lane) == nil {
-			return nil, fmt.Errorf("%w %q: no consumer opened it, so nothing would read the post", ob.ErrUnknownLane, o.Lane)
-		}
-		var eff ob.Effects
-		var err error
-		var dup bool
-		if got, dup, err = s.absorbLocked(o, now); err != nil || dup {
-			return s.pipe.barrier(), err
-		}
-		if got, eff, err = s.st.Post(o, now); err != nil {
-			return nil, err
-		}
-		if got.Duplicate {
-			// The original may still be on its way to disk: answer only
-			// once everything before this call is durable.
-			return s.pipe.barrier(), nil
-		}
-		return s.commitLocked(eff), nil
-	})
-	return got, err
+	if _, ok := s.st.Lane(o.Lane); !ok && !create && ob.ValidateLane(o.Lane) == nil {
+		return ob.Obligation{}, nil, fmt.Errorf("%w %q: no consumer opened it, so nothing would read the post", ob.ErrUnknownLane, o.Lane)
+	}
+	got, dup, err := s.absorbLocked(o, now)
+	if err != nil || dup {
+		return got, s.pipe.barrier(), err
+	}
+	got, eff, err := s.st.Post(o, now)
+	if err != nil {
+		return got, nil, err
+	}
+	if got.Duplicate {
+		// The original may still be on its way to disk: answer only
+		// once everything before this call is durable.
+		return got, s.pipe.barrier(), nil
+	}
+	return got, s.commitLocked(eff), nil
 }
 
 // OpenLane creates an empty lane (durably) so producers may post to it.
