@@ -94,8 +94,12 @@ func (p *clientPipe) tripAlone(b []byte) (ran bool, err error) {
 		if sent == len(b) {
 			return nil // written; an error of the read the reader meets again
 		}
+		n := 0
 		if err == nil {
-			_, err = cn.c.Write(b[sent:])
+			n, err = cn.c.Write(b[sent:])
+		}
+		if err != nil && sent+n == 0 {
+			return unsentError{err} // nothing of it left: it may be sent again
 		}
 		return err
 	})
@@ -157,7 +161,7 @@ func (p *clientPipe) post(ctx context.Context, body []byte) (status int, data []
 		p.fail(werr)
 	}
 	putBuffer(buf)
-	sent = werr == nil
+	sent = !unsent(werr) // a write that failed may have delivered the frame: only a retry by its id may send it again
 	if lead {
 		p.read(w)
 	}

@@ -28,7 +28,9 @@ const maxKeptBatch = 256 << 10
 // meanwhile: by this goroutine if no write is under way (it then writes
 // until nothing is pending), or by the one writing. It returns once the
 // frame is written or handed to the goroutine writing; an error means the
-// connection failed, and the frame may not have been written. others says
+// connection failed: an unsentError that the frame was not handed over (an
+// earlier write failed), any other that it may have been written in part
+// or whole (a write can fail after the peer read some of it). others says
 // other frames may be on their way (other posts are in flight): only then
 // does a first writer yield before it writes.
 func (w *batchWriter) write(frame []byte, others bool) error {
@@ -36,8 +38,9 @@ func (w *batchWriter) write(frame []byte, others bool) error {
 	if w.err != nil {
 		err := w.err
 		w.mu.Unlock()
-		return err
+		return unsentError{err}
 	}
+	mine := len(w.pending) // where frame starts in the next write
 	w.pending = append(w.pending, frame...)
 	if w.writing {
 		w.mu.Unlock()
@@ -53,7 +56,20 @@ func (w *batchWriter) write(frame []byte, others bool) error {
 		runtime.Gosched()
 		w.mu.Lock()
 	}
-	return w.flushLocked()
+	return w.flushLocked(mine)
+}
+
+// unsentError is a write's error when its frame was never handed over.
+type unsentError struct{ err error }
+
+func (e unsentError) Error() string { return e.err.Error() }
+func (e unsentError) Unwrap() error { return e.err }
+
+// unsent says err is a write's that did not hand its frame over: nothing
+// of it reached the connection.
+func unsent(err error) bool {
+	_, ok := err.(unsentError)
+	return ok
 }
 
 // idle says no write is under way and nothing is pending.
@@ -64,13 +80,15 @@ func (w *batchWriter) idle() bool {
 }
 
 // flushLocked writes what is pending until nothing is, with w.mu held and
-// writing set; it returns with w.mu released.
-func (w *batchWriter) flushLocked() error {
+// writing set; it returns with w.mu released. mine is where the caller's
+// own frame starts in the first write (-1: none): a write that failed
+// before reaching it fails with an unsentError.
+func (w *batchWriter) flushLocked(mine int) error {
 	for {
 		out := w.pending
 		w.pending = w.spare[:0]
 		w.mu.Unlock()
-		_, err := w.c.Write(out)
+		n, err := w.c.Write(out)
 		w.mu.Lock()
 		if cap(out) <= maxKeptBatch {
 			w.spare = out[:0]
@@ -80,6 +98,9 @@ func (w *batchWriter) flushLocked() error {
 		if err != nil {
 			w.err, w.writing, w.pending = err, false, nil
 			w.mu.Unlock()
+			if n <= mine {
+				return unsentError{err}
+			}
 			return err
 		}
 		if len(w.pending) == 0 {
@@ -87,6 +108,7 @@ func (w *batchWriter) flushLocked() error {
 			w.mu.Unlock()
 			return nil
 		}
+		mine = -1
 	}
 }
 
@@ -114,5 +136,5 @@ func (w *batchWriter) alone(fn func() error) (ran bool, err error) {
 		w.mu.Unlock()
 		return true, nil
 	}
-	return true, w.flushLocked()
+	return true, w.flushLocked(-1)
 }
