@@ -56,9 +56,16 @@
 // answers, without net/http's work per request; every other request is
 // HTTP. Every goroutine posting through one Client shares one pipelined
 // stream (wakewheel-post/2, clientpipe.go): posts written together in one
-// write, read together by the daemon, served concurrently and answered
-// by id as each is durable, answers ready together written at once
-// (postwriter.go, poststreampipe.go). A daemon older than that is posted
+// write, read together by the daemon, and answered by id once durable,
+// answers ready together written at once (postwriter.go,
+// poststreampipe.go). The posts of one read are served together
+// (postbatch.go): one worker, one call of the service (EachPoster, one
+// lock and one unit of its grouped commit for all of them, each post
+// still refused or answered as a duplicate on its own), one write of
+// their answers; a fleet member's service (a Router) serves each on its
+// own. A client's write that fails counts its post as sent unless nothing
+// of it reached the socket: only Client.Post's retry by its id sends
+// such a post again. A daemon older than that is posted
 // to on wakewheel-post/1 streams, one post at a time each, which the
 // daemon still serves. The daemon answers a post alone on its stream
 // (one poster) and reads the next with one raw write and one raw read of

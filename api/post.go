@@ -46,19 +46,13 @@ func appendPostAnswer(b []byte, res *PostResult) []byte {
 // body is read whole before the service is called, so its array may take
 // the answer.
 func (h obligationRoutes) postOne(ctx context.Context, body []byte) (PostResult, error) {
-	req, ok := parsePostRequest(body)
-	if !ok {
-		var slow PostRequest // only this branch's goes to the heap
-		if err := decodeJSON(body, &slow); err != nil {
-			return PostResult{}, err
-		}
-		req = slow
+	req, err := readPost(body)
+	if err != nil {
+		return PostResult{}, err
 	}
-	o := ob.Obligation{Lane: req.Lane, ID: req.ID, Class: ob.Class(req.Class), Body: req.Body,
-		Locator: req.Locator, Key: req.Key, Canary: req.Canary}
+	o := req.obligation()
 	var got ob.Obligation
 	var route string
-	var err error
 	if rt, ok := h.svc.(Router); ok {
 		got, route, err = rt.Route(ctx, o, req.Create, req.Wait)
 	} else {
@@ -67,7 +61,31 @@ func (h obligationRoutes) postOne(ctx context.Context, body []byte) (PostResult,
 	if err != nil {
 		return PostResult{}, err
 	}
+	return postResult(got, route), nil
+}
+
+// readPost reads a post's body: by hand, or by encoding/json for what the
+// hand-written reader leaves to it.
+func readPost(body []byte) (PostRequest, error) {
+	if req, ok := parsePostRequest(body); ok {
+		return req, nil
+	}
+	var slow PostRequest // only this branch's goes to the heap
+	if err := decodeJSON(body, &slow); err != nil {
+		return PostRequest{}, err
+	}
+	return slow, nil
+}
+
+// obligation is what the request posts.
+func (req *PostRequest) obligation() ob.Obligation {
+	return ob.Obligation{Lane: req.Lane, ID: req.ID, Class: ob.Class(req.Class), Body: req.Body,
+		Locator: req.Locator, Key: req.Key, Canary: req.Canary}
+}
+
+// postResult answers a post of got (route in a fleet).
+func postResult(got ob.Obligation, route string) PostResult {
 	dup := got.Duplicate
 	got.Duplicate = false
-	return PostResult{Obligation: got, Duplicate: dup, Route: route}, nil
+	return PostResult{Obligation: got, Duplicate: dup, Route: route}
 }

@@ -105,7 +105,7 @@ func (h obligationRoutes) stream(w http.ResponseWriter, r *http.Request) error {
 	}
 	buffered, _ := rw.Reader.Peek(rw.Reader.Buffered()) // a client may have sent posts behind the upgrade
 	if pipelined {
-		h.srv.streams.servePipelined(c, newStreamIO(c, buffered, pipeBuffer), h.postAnswer)
+		h.srv.streams.servePipelined(c, newStreamIO(c, buffered, pipeBuffer), h.postAnswer, h.eachPoster())
 	} else {
 		h.srv.streams.serve(c, newStreamIO(c, buffered, streamBuffer), h.postAnswer)
 	}

@@ -74,6 +74,16 @@ func (s *streamIO) frameOf(hdr int) (n, id uint32, body []byte, err error) {
 	return n, id, body, nil
 }
 
+// whole says a whole frame of a header of hdr bytes, with a length in
+// bounds, is buffered: frameOf takes it without reading c.
+func (s *streamIO) whole(hdr int) bool {
+	if s.w-s.r < hdr {
+		return false
+	}
+	n := binary.BigEndian.Uint32(s.in[s.r:])
+	return n != 0 && n <= MaxRequestBytes && s.w-s.r >= hdr+int(n)
+}
+
 // buffered says bytes were read and not yet taken.
 func (s *streamIO) buffered() bool { return s.r < s.w }
 

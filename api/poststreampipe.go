@@ -42,6 +42,7 @@ type postFunc func(ctx context.Context, body, out []byte) (status int, reply []b
 type pipe struct {
 	st       *postStream
 	post     postFunc
+	batch    batchFunc // nil: each post on its own
 	w        batchWriter
 	wg       sync.WaitGroup // the workers
 	inflight atomic.Int32   // read and not yet handed to the writer
@@ -51,23 +52,24 @@ type pipe struct {
 }
 
 // pipeJob is one post read, for a worker: its ctx, id and body (a pooled
-// buffer).
+// buffer); or, with batch set, the posts of one read.
 type pipeJob struct {
-	ctx  context.Context
-	id   uint32
-	body *[]byte
+	ctx   context.Context
+	id    uint32
+	body  *[]byte
+	batch *pipeBatch
 }
 
 // servePipelined reads posts from in and serves them concurrently until
 // the client closes the stream, it idles past RequestTimeout, a frame is
 // malformed, or Shutdown; then it waits for every post in flight to be
 // answered.
-func (ss *streamSet) servePipelined(c net.Conn, in *streamIO, post postFunc) {
-	ss.run(c, switchedPipe, func(st *postStream) { servePipe(st, in, post) })
+func (ss *streamSet) servePipelined(c net.Conn, in *streamIO, post postFunc, batch batchFunc) {
+	ss.run(c, switchedPipe, func(st *postStream) { servePipe(st, in, post, batch) })
 }
 
-func servePipe(st *postStream, in *streamIO, post postFunc) {
-	p := &pipe{st: st, post: post, w: batchWriter{c: st.c}, slots: make(chan struct{}, pipeDepth),
+func servePipe(st *postStream, in *streamIO, post postFunc, batch batchFunc) {
+	p := &pipe{st: st, post: post, batch: batch, w: batchWriter{c: st.c}, slots: make(chan struct{}, pipeDepth),
 		jobs: make(chan pipeJob), ended: make(chan struct{})}
 	defer p.wg.Wait()
 	defer close(p.ended)
@@ -105,11 +107,16 @@ func servePipe(st *postStream, in *streamIO, post postFunc) {
 			}
 			continue
 		}
-		p.slots <- struct{}{}
-		b := getBuffer()
-		*b = append((*b)[:0], body...)
-		p.inflight.Add(1)
-		job := pipeJob{ctx, id, b}
+		var job pipeJob
+		if p.batch != nil {
+			job = pipeJob{ctx: ctx, batch: p.gather(in, id, body)}
+		} else {
+			p.slots <- struct{}{}
+			b := getBuffer()
+			*b = append((*b)[:0], body...)
+			p.inflight.Add(1)
+			job = pipeJob{ctx: ctx, id: id, body: b}
+		}
 		if workers == pipeDepth {
 			p.jobs <- job
 			continue
@@ -124,11 +131,32 @@ func servePipe(st *postStream, in *streamIO, post postFunc) {
 	}
 }
 
+// gather is the batch of the post read (id, body) and of every post
+// behind it already whole in the buffer, up to maxPipeBatch: each takes a
+// slot (the reader waits while pipeDepth posts are in flight).
+func (p *pipe) gather(in *streamIO, id uint32, body []byte) *pipeBatch {
+	b := newPipeBatch()
+	for {
+		p.slots <- struct{}{}
+		b.add(id, body)
+		if b.len() == maxPipeBatch || !in.whole(pipePostHeader) {
+			break
+		}
+		_, id, body, _ = in.frameOf(pipePostHeader) // whole: no read, no error
+	}
+	p.inflight.Add(int32(b.len()))
+	return b
+}
+
 // work serves job, then each post handed to it, until the stream ends.
 func (p *pipe) work(job pipeJob) {
 	defer p.wg.Done()
 	for {
-		p.serve(job.ctx, job.id, job.body)
+		if job.batch != nil {
+			p.serveBatch(job.ctx, job.batch)
+		} else {
+			p.serve(job.ctx, job.id, job.body)
+		}
 		select {
 		case job = <-p.jobs:
 		case <-p.ended:
@@ -150,6 +178,25 @@ func (p *pipe) serve(ctx context.Context, id uint32, b *[]byte) {
 	putBuffer(buf)
 	p.inflight.Add(-1)
 	<-p.slots
+}
+
+// serveBatch answers the posts of one read, in one write once all of them
+// are durable.
+func (p *pipe) serveBatch(ctx context.Context, b *pipeBatch) {
+	n := b.len()
+	buf := getBuffer()
+	out := p.batch(ctx, b, (*buf)[:0])
+	p.st.leave()
+	*buf = out
+	b.release()
+	if err := p.w.write(out, int(p.inflight.Load()) > n); err != nil {
+		p.st.c.Close() // the stream is lost: its reader stops
+	}
+	putBuffer(buf)
+	p.inflight.Add(int32(-n))
+	for range n {
+		<-p.slots
+	}
 }
 
 // framePipeAnswer fills a pipelined answer's header in front of its body.

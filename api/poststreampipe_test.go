@@ -361,3 +361,36 @@ func TestShutdownAnswersPipelinedPostsInFlight(t *testing.T) {
 		t.Fatalf("shutdown: %v", err)
 	}
 }
+
+// The posts of one read are posted together, in the order written: a
+// lane's sequence numbers follow that order, and a post re-sending an id
+// of the same read is answered as a duplicate of it, after it.
+func TestPipelinedPostsOfOneReadKeepTheirOrder(t *testing.T) {
+	d := startDaemon(t)
+	if _, err := d.client.OpenLane(context.Background(), "dev"); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"a", "b", "a", "c", "d"}
+	var all []byte
+	for i, id := range ids {
+		all = append(all, pipeFrame(uint32(i), fmt.Sprintf(`{"lane":"dev","class":"human","id":%q,"body":"post %d"}`, id, i), -1)...)
+	}
+	c, br := openPipe(t, d.sock)
+	if _, err := c.Write(all); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		seq uint64
+		dup bool
+	}{{1, false}, {2, false}, {1, true}, {3, false}, {4, false}}
+	for range ids {
+		id, status, body := pipeAnswer(t, br)
+		var res api.PostResult
+		if status != http.StatusOK || json.Unmarshal(body, &res) != nil || id >= uint32(len(ids)) {
+			t.Fatalf("post %d: %d %s", id, status, body)
+		}
+		if w := want[id]; res.Obligation.Seq != w.seq || res.Duplicate != w.dup || res.Obligation.ID != ids[id] {
+			t.Errorf("post %d (id %s): seq %d dup %v; want seq %d dup %v", id, ids[id], res.Obligation.Seq, res.Duplicate, w.seq, w.dup)
+		}
+	}
+}

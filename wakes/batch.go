@@ -9,20 +9,38 @@ import (
 
 // PostBatch posts each obligation as Post does, in the order given and
 // under one lock: they take their lanes' sequence numbers in that order
-// and share grouped commits. It returns once all of them are durable.
-// errs[i] is the error of obs[i] alone (a rejected one stores nothing);
-// out[i] is the obligation as stored, Duplicate set for a re-posted id.
-// A fleet home imports forwarded posts through it.
+// and share one unit of the grouped commit. It returns once all of them
+// are durable. errs[i] is the error of obs[i] alone (a rejected one stores
+// nothing); out[i] is the obligation as stored, Duplicate set for a
+// re-posted id. A fleet home imports forwarded posts through it.
 func (s *Service) PostBatch(ctx context.Context, obs []ob.Obligation, create bool) (out []ob.Obligation, errs []error) {
+	return s.postAll(ctx, obs, func(int) bool { return create })
+}
+
+// PostEach is PostBatch with create chosen per post (create[i] for
+// obs[i]): the posts a post stream read at once, each as its client sent
+// it. One mutex, one pipeline unit and one wait serve them all.
+func (s *Service) PostEach(ctx context.Context, obs []ob.Obligation, create []bool) (out []ob.Obligation, errs []error) {
+	return s.postAll(ctx, obs, func(i int) bool { return create[i] })
+}
+
+// postAll posts obs in order under one lock; create(i) says whether obs[i]
+// may open its lane. The effects of every accepted post are merged into
+// one item (one store write at the most, one ticket); a duplicate's answer
+// waits on the same item, or on a barrier when nothing is written, so it
+// is given once its original is durable.
+func (s *Service) postAll(ctx context.Context, obs []ob.Obligation, create func(int) bool) (out []ob.Obligation, errs []error) {
 	out, errs = make([]ob.Obligation, len(obs)), make([]error, len(obs))
 	err := s.change(ctx, func(now time.Time) (*item, error) {
+		var all ob.Effects
 		for i, o := range obs {
-			out[i], _, errs[i] = s.postLocked(o, create, now)
+			got, eff, err := s.postLocked(o, create(i), now)
+			out[i], errs[i] = got, err
+			if err == nil {
+				all.Merge(eff)
+			}
 		}
-		// Everything enqueued above is done when the barrier is: the
-		// pipeline commits in queue order, and a failed write fails what
-		// follows it.
-		return s.pipe.barrier(), nil
+		return s.settleLocked(all), nil
 	})
 	if err != nil {
 		for i := range errs {

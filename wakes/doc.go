@@ -13,6 +13,12 @@
 //     (waiters.go), to the lane's wake hook (hook.go) and to
 //     Options.OnWake (the daemon's lane runners and panes). Only then does
 //     the caller get its answer.
+//   - PostBatch and PostEach (batch.go) post many in one change: each post
+//     is checked, deduplicated and numbered on its own, in the order given
+//     (one post's error fails no other), and the accepted posts' effects
+//     are merged into one pipeline item, so they share one enqueue, one
+//     ticket and one store write; all are answered once that item is
+//     done. Post and they share one home of a post's rules (postLocked).
 //   - Turn records an agent turn the product caused (mode, wake id, found
 //     work) as a ledger entry; Deliver hands a digest without waiting (a
 //     runner's or a pane's delivery). Both live in turns.go.

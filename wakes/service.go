@@ -237,37 +237,40 @@ func (s *Service) settleLocked(eff ob.Effects) *item {
 // likely a typo, and would never be read.
 func (s *Service) Post(ctx context.Context, o ob.Obligation, create bool) (ob.Obligation, error) {
 	var got ob.Obligation
-	err := s.change(ctx, func(now time.Time) (it *item, err error) {
-		got, it, err = s.postLocked(o, create, now)
-		return it, err
+	err := s.change(ctx, func(now time.Time) (*item, error) {
+		var eff ob.Effects
+		var err error
+		if got, eff, err = s.postLocked(o, create, now); err != nil {
+			return nil, err
+		}
+		return s.settleLocked(eff), nil
 	})
 	return got, err
 }
 
-// postLocked posts o at now (the caller holds mu): the obligation as
-// stored and the ticket to wait on, or o's own error (nothing of it is
-// stored). Post and PostBatch post through it.
-func (s *Service) postLocked(o ob.Obligation, create bool, now time.Time) (ob.Obligation, *item, error) {
+// postLocked is the one home of a post's rules (the caller holds mu): the
+// lane must exist unless create, a re-posted id (live, or compacted within
+// the dedup horizon) is answered with its original and changes nothing,
+// anything else is added to its lane. It returns the obligation as stored
+// and the effects to commit (none for a duplicate: its answer waits only
+// for what is before it).
+func (s *Service) postLocked(o ob.Obligation, create bool, now time.Time) (ob.Obligation, ob.Effects, error) {
 	if o.ID == "" {
 		o.ID = newID()
 	}
 	if _, ok := s.st.Lane(o.Lane); !ok && !create && ob.ValidateLane(o.Lane) == nil {
-		return ob.Obligation{}, nil, fmt.Errorf("%w %q: no consumer opened it, so nothing would read the post", ob.ErrUnknownLane, o.Lane)
+		return ob.Obligation{}, ob.Effects{}, fmt.Errorf("%w %q: no consumer opened it, so nothing would read the post", ob.ErrUnknownLane, o.Lane)
 	}
-	got, dup, err := s.absorbLocked(o, now)
-	if err != nil || dup {
-		return got, s.pipe.barrier(), err
+	if got, dup, err := s.absorbLocked(o, now); err != nil || dup {
+		return got, ob.Effects{}, err
 	}
 	got, eff, err := s.st.Post(o, now)
-	if err != nil {
-		return got, nil, err
+	if err != nil || got.Duplicate {
+		// A duplicate's original may still be on its way to disk: the
+		// caller's barrier answers it once everything before it is durable.
+		return got, ob.Effects{}, err
 	}
-	if got.Duplicate {
-		// The original may still be on its way to disk: answer only
-		// once everything before this call is durable.
-		return got, s.pipe.barrier(), nil
-	}
-	return got, s.commitLocked(eff), nil
+	return got, eff, nil
 }
 
 // OpenLane creates an empty lane (durably) so producers may post to it.
