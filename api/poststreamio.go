@@ -62,7 +62,7 @@ func (s *streamIO) frameOf(hdr int) (n, id uint32, body []byte, err error) {
 	if hdr == pipePostHeader {
 		id = binary.BigEndian.Uint32(s.in[s.r+postHeader:])
 	}
-	if n == 0 || n > MaxRequestBytes {
+	if !frameLenOK(n) {
 		return n, id, nil, nil
 	}
 	s.r += hdr
@@ -81,8 +81,12 @@ func (s *streamIO) whole(hdr int) bool {
 		return false
 	}
 	n := binary.BigEndian.Uint32(s.in[s.r:])
-	return n != 0 && n <= MaxRequestBytes && s.w-s.r >= hdr+int(n)
+	return frameLenOK(n) && s.w-s.r >= hdr+int(n)
 }
+
+// frameLenOK says a post frame's length is in bounds: 1 to
+// MaxRequestBytes (lengthRefused answers the others).
+func frameLenOK(n uint32) bool { return n != 0 && n <= MaxRequestBytes }
 
 // buffered says bytes were read and not yet taken.
 func (s *streamIO) buffered() bool { return s.r < s.w }
