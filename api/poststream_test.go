@@ -218,18 +218,49 @@ func (h *heldPosts) Post(ctx context.Context, o ob.Obligation, create bool) (ob.
 	return h.instantPosts.Post(ctx, o, create)
 }
 
-// Shutdown (the daemon's, through its front) ends idle post streams at
-// once, waits for a post in flight on a stream, and that post is answered.
-func TestShutdownAnswersStreamPostsInFlight(t *testing.T) {
+// heldFront is a daemon's front on a fresh socket, ready, serving posts
+// through heldPosts (room for held posts held at once).
+func heldFront(t *testing.T, held int) (string, *api.Front, *heldPosts) {
+	t.Helper()
 	sock := fakeSocket(t)
 	front, err := api.ListenFront(sock, api.Info{Version: "test"}, func() api.LoadState { return api.LoadState{} }, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &heldPosts{held: make(chan struct{}, 8), release: make(chan struct{})}
+	svc := &heldPosts{held: make(chan struct{}, held), release: make(chan struct{})}
 	srv := api.NewServer(nil, nil, api.Info{Version: "test"}, zerolog.Nop())
 	api.RegisterObligations(srv, svc)
 	front.Ready(srv)
+	return sock, front, svc
+}
+
+// shutdownAnswersHeld starts front's Shutdown while n posts are held in
+// svc: neither Shutdown nor an answer may come before they are released;
+// once released, each of the n is answered. It returns Shutdown's result.
+func shutdownAnswersHeld(t *testing.T, front *api.Front, svc *heldPosts, answered <-chan error, n int) <-chan error {
+	t.Helper()
+	stopped := make(chan error, 1)
+	go func() { stopped <- front.Shutdown(context.Background()) }()
+	select {
+	case err := <-stopped:
+		t.Fatalf("shutdown returned (%v) with %d posts in flight", err, n)
+	case err := <-answered:
+		t.Fatalf("a post in flight was answered (%v) before it was released", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(svc.release)
+	for range n {
+		if err := <-answered; err != nil {
+			t.Fatalf("a post in flight at shutdown: %v, want its answer", err)
+		}
+	}
+	return stopped
+}
+
+// Shutdown (the daemon's, through its front) ends idle post streams at
+// once, waits for a post in flight on a stream, and that post is answered.
+func TestShutdownAnswersStreamPostsInFlight(t *testing.T) {
+	sock, front, svc := heldFront(t, 8)
 	ctx := context.Background()
 	idle := api.NewClient(sock) // one post answered, then its stream idles
 	go func() { <-svc.held; svc.release <- struct{}{} }()
@@ -242,19 +273,7 @@ func TestShutdownAnswersStreamPostsInFlight(t *testing.T) {
 		answered <- err
 	}()
 	<-svc.held // the daemon holds the post
-	stopped := make(chan error, 1)
-	go func() { stopped <- front.Shutdown(ctx) }()
-	select {
-	case err := <-stopped:
-		t.Fatalf("shutdown returned (%v) with a post in flight", err)
-	case err := <-answered:
-		t.Fatalf("the post in flight was answered (%v) before it was released", err)
-	case <-time.After(200 * time.Millisecond):
-	}
-	close(svc.release)
-	if err := <-answered; err != nil {
-		t.Fatalf("the post in flight at shutdown: %v, want its answer", err)
-	}
+	stopped := shutdownAnswersHeld(t, front, svc, answered, 1)
 	select {
 	case err := <-stopped:
 		if err != nil {
@@ -263,7 +282,7 @@ func TestShutdownAnswersStreamPostsInFlight(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("shutdown still waits once every post is answered (the idle stream holds it?)")
 	}
-	_, err = idle.WithLoadingWait(0).Post(ctx, api.PostRequest{Lane: "dev", Class: "human", Body: "after"})
+	_, err := idle.WithLoadingWait(0).Post(ctx, api.PostRequest{Lane: "dev", Class: "human", Body: "after"})
 	if !errors.Is(err, api.ErrDaemonDown) {
 		t.Fatalf("a post after shutdown: %v, want ErrDaemonDown", err)
 	}

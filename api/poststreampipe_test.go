@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel/api"
 )
 
@@ -315,16 +314,8 @@ func TestClientPostsOneAtATimeToAnOlderDaemon(t *testing.T) {
 // by its reader, which reads the others once it is answered: from then on
 // the stream's posts go to its workers.)
 func TestShutdownAnswersPipelinedPostsInFlight(t *testing.T) {
-	sock := fakeSocket(t)
-	front, err := api.ListenFront(sock, api.Info{Version: "test"}, func() api.LoadState { return api.LoadState{} }, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
 	const inFlight = 4
-	svc := &heldPosts{held: make(chan struct{}, inFlight+1), release: make(chan struct{})}
-	srv := api.NewServer(nil, nil, api.Info{Version: "test"}, zerolog.Nop())
-	api.RegisterObligations(srv, svc)
-	front.Ready(srv)
+	sock, front, svc := heldFront(t, inFlight+1)
 	ctx := context.Background()
 	c := api.NewClient(sock)
 	answered := make(chan error, inFlight+1)
@@ -342,22 +333,7 @@ func TestShutdownAnswersPipelinedPostsInFlight(t *testing.T) {
 	for range inFlight {
 		<-svc.held // the daemon's workers hold the others at once
 	}
-	stopped := make(chan error, 1)
-	go func() { stopped <- front.Shutdown(ctx) }()
-	select {
-	case err := <-stopped:
-		t.Fatalf("shutdown returned (%v) with posts in flight", err)
-	case err := <-answered:
-		t.Fatalf("a post in flight was answered (%v) before it was released", err)
-	case <-time.After(200 * time.Millisecond):
-	}
-	close(svc.release)
-	for range inFlight {
-		if err := <-answered; err != nil {
-			t.Fatalf("a post in flight at shutdown: %v, want its answer", err)
-		}
-	}
-	if err := <-stopped; err != nil {
+	if err := <-shutdownAnswersHeld(t, front, svc, answered, inFlight); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 }
