@@ -311,21 +311,43 @@ func TestClientPostsOneAtATimeToAnOlderDaemon(t *testing.T) {
 
 // Shutdown waits for the posts in flight on a pipelined stream, served by
 // its workers, and each is answered. (The first post on a stream is served
-// by its reader, which reads the others once it is answered: from then on
-// the stream's posts go to its workers.)
+// by its reader, which reads the others once it is answered; written in
+// one write while the first is held, they are read together and go to the
+// stream's workers.)
 func TestShutdownAnswersPipelinedPostsInFlight(t *testing.T) {
 	const inFlight = 4
 	sock, front, svc := heldFront(t, inFlight+1)
-	ctx := context.Background()
-	c := api.NewClient(sock)
+	c, br := openPipe(t, sock)
+	post := func(i int) []byte {
+		return pipeFrame(uint32(i), fmt.Sprintf(`{"lane":"dev","class":"human","body":"in flight %d"}`, i), -1)
+	}
 	answered := make(chan error, inFlight+1)
-	for i := range inFlight + 1 {
-		go func() {
-			_, err := c.Post(ctx, api.PostRequest{Lane: "dev", Class: "human", Body: fmt.Sprint("in flight ", i)})
+	go func() {
+		var hdr [10]byte
+		for range inFlight + 1 {
+			if _, err := io.ReadFull(br, hdr[:]); err != nil {
+				answered <- err
+				return
+			}
+			body := make([]byte, binary.BigEndian.Uint32(hdr[:]))
+			_, err := io.ReadFull(br, body)
+			if status := binary.BigEndian.Uint16(hdr[4:]); err == nil && status != http.StatusOK {
+				err = fmt.Errorf("answered %d: %s", status, body)
+			}
 			answered <- err
-		}()
+		}
+	}()
+	if _, err := c.Write(post(0)); err != nil {
+		t.Fatal(err)
 	}
 	<-svc.held // the first, served by the reader
+	var rest []byte
+	for i := 1; i <= inFlight; i++ {
+		rest = append(rest, post(i)...)
+	}
+	if _, err := c.Write(rest); err != nil {
+		t.Fatal(err)
+	}
 	svc.release <- struct{}{}
 	if err := <-answered; err != nil {
 		t.Fatal(err)
