@@ -382,14 +382,18 @@ func TestFleetAllBrokersDown(t *testing.T) {
 		t.Fatalf("no-op wakes: %d seen by the agent, %d in the ledger", noops.Load(), ledgerNoops)
 	}
 	// The home published the lane's state on change: fleet status shows it.
+	// (A publish that fails, a bucket still electing its leader after the
+	// restart, is tried again 5 s later: the wait allows several.)
 	var seen fleet.LaneSummary
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	lanesErr := ""
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		var v struct {
 			Fleet fleet.FleetStatus `json:"fleet"`
 		}
 		cmd := exec.Command(wakewheelBin(t), "fleet", "status", "--json")
 		cmd.Env = append(os.Environ(), b.env...)
 		if out, err := cmd.Output(); err == nil && json.Unmarshal(out, &v) == nil {
+			lanesErr = v.Fleet.LanesError
 			for _, l := range v.Fleet.Lanes {
 				if l.Lane == "inbox" {
 					seen = l
@@ -401,7 +405,8 @@ func TestFleetAllBrokersDown(t *testing.T) {
 		}
 	}
 	if !seen.Reported || seen.Home != "a" || seen.Head != uint64(len(want)) || seen.Waiting != 0 {
-		t.Fatalf("fleet status on b shows lane inbox as %+v, want home a, head %d, nothing waiting in the broker", seen, len(want))
+		t.Fatalf("fleet status on b shows lane inbox as %+v (lane states read: %q), want home a, head %d, nothing waiting in the broker\na's log:\n%s",
+			seen, lanesErr, len(want), a.tail())
 	}
 	// a's beacon carries its safety vector, the ledger report's.
 	var safety *ob.Report

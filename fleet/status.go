@@ -55,6 +55,9 @@ type FleetStatus struct {
 	At    time.Time     `json:"at"`
 	Hosts []HostView    `json:"hosts"`
 	Lanes []LaneSummary `json:"lanes"`
+	// LanesError says why the lanes' published states could not be read
+	// ("" when they were): every lane then shows as not reported.
+	LanesError string `json:"lanes_error,omitempty"`
 }
 
 // HostView is one host: its last beacon, and what waits for it in the
@@ -107,13 +110,17 @@ func ReadFleet(ctx context.Context, c *Conn, now time.Time) (FleetStatus, error)
 		return st, err
 	}
 	published := map[string]LaneState{}
-	if lanes, err := c.KV(ctx, LanesBucket); err == nil {
-		_ = eachValue(ctx, lanes, func(_ string, v []byte, _ time.Time) {
+	lanes, err := c.KV(ctx, LanesBucket)
+	if err == nil {
+		err = eachValue(ctx, lanes, func(_ string, v []byte, _ time.Time) {
 			var ls LaneState
 			if json.Unmarshal(v, &ls) == nil {
 				published[ls.Lane] = ls
 			}
 		})
+	}
+	if err != nil {
+		st.LanesError = err.Error()
 	}
 	if err := eachValue(ctx, homes, func(key string, v []byte, _ time.Time) {
 		lane, err := Decode(key)
@@ -194,7 +201,11 @@ func (st FleetStatus) Text() string {
 			waiting = "?"
 		}
 		if !l.Reported {
-			fmt.Fprintf(&b, "%-24s %-16s %-6s %-9s %-22s %-8s %s\n", l.Lane, l.Home, "-", "-", "-", waiting, "(its home has not published it)")
+			why := "(its home has not published it)"
+			if st.LanesError != "" {
+				why = "(its published state could not be read: " + st.LanesError + ")"
+			}
+			fmt.Fprintf(&b, "%-24s %-16s %-6s %-9s %-22s %-8s %s\n", l.Lane, l.Home, "-", "-", "-", waiting, why)
 			continue
 		}
 		u := l.Unconsumed

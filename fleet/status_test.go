@@ -92,3 +92,16 @@ func TestFleetStatusTextShowsSafetyAndWaiting(t *testing.T) {
 		}
 	}
 }
+
+// A lane whose published state could not be read says why, not that its
+// home never published it.
+func TestFleetStatusTextSaysWhyALaneIsNotReported(t *testing.T) {
+	st := FleetStatus{Lanes: []LaneSummary{{Lane: "x", Home: "a"}}}
+	if text := st.Text(); !strings.Contains(text, "(its home has not published it)") {
+		t.Errorf("a lane never published:\n%s", text)
+	}
+	st.LanesError = "fleet: the broker is unreachable: listing lanes: timeout"
+	if text := st.Text(); !strings.Contains(text, "could not be read: "+st.LanesError) || strings.Contains(text, "has not published") {
+		t.Errorf("a lane whose state could not be read:\n%s", text)
+	}
+}
