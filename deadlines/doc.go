@@ -33,6 +33,16 @@
 // At, however far out it was set: the base tick sizes the wheel's slots,
 // it does not round when anything fires.
 //
+// Timer slack (slack.go): Wake(slack) is the instant a caller that pays a
+// wake per distinct instant sleeps to instead. It is Next, unless the
+// deadline due next shares its base tick (its level-0 slot, or the overdue
+// list of the current tick) with another: then min(Next+slack, the end of
+// that tick), so the deadlines of one tick fire together, none early and
+// none more than slack after its At (with a slack of a tick, all of that
+// tick at its end). A deadline alone in its tick still fires at its own
+// instant, and a slack of 0 is Next. The check is O(1), the list's head
+// and its successor.
+//
 // # Structure
 //
 // Instants are stored as int64 nanoseconds since the Unix epoch, so times
