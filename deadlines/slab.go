@@ -61,6 +61,17 @@ func (e *entry) mayHold(key string) bool {
 	return n == 0 || n > inlineKey || e.keyBytes[n-1] == key[n-1]
 }
 
+// holdsShort reports whether e holds the key of n bytes, 8 to 16, whose
+// first and last 8 bytes are a and b: its length and the same words of its
+// inline key, the last first, in two loads of the entry's line and no
+// call.
+func (e *entry) holdsShort(n int, a, b uint64) bool {
+	return int(e.keyLen) == n && e.word(n-8) == b && e.word(0) == a
+}
+
+// word is the 8 bytes of the inline key at o, little-endian.
+func (e *entry) word(o int) uint64 { return binary.LittleEndian.Uint64(e.keyBytes[o&15:]) }
+
 // longID is the number, in the slab's long keys, of a long key's entry.
 func (e *entry) longID() int32 { return int32(binary.LittleEndian.Uint32(e.keyBytes[:4])) }
 

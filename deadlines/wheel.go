@@ -75,7 +75,7 @@ func (w *Wheel) Len() int { return w.slab.live }
 // changed (created, or pulled earlier).
 func (w *Wheel) Push(key, kind string, at time.Time, payload []byte) bool {
 	ns := w.clampAt(toNanos(at))
-	i, e, h, pos := w.lookupNew(key)
+	i, e, h, pos := w.lookup(key, false)
 	if i == nilIdx {
 		w.add(key, h, pos, w.kinds.intern(kind), ns, noSince, payload)
 		return true
@@ -94,7 +94,7 @@ func (w *Wheel) Push(key, kind string, at time.Time, payload []byte) bool {
 // Extend slides key's window: At = min(now+window, Since+cap), Since kept from
 // the first extend. It returns the new At.
 func (w *Wheel) Extend(key, kind string, now time.Time, window, cap time.Duration) time.Time {
-	i, e, h, pos := w.lookup(key)
+	i, e, h, pos := w.lookup(key, true)
 	nowNs := toNanos(now)
 	if i != nilIdx && e.since != noSince { // the window goes on: the common case
 		old := e.at
@@ -126,7 +126,7 @@ func (w *Wheel) Reset(d Deadline) {
 	ns := w.clampAt(toNanos(d.At))
 	since := sinceNanos(d.Since)
 	kind := w.kinds.intern(d.Kind)
-	i, e, h, pos := w.lookup(d.Key)
+	i, e, h, pos := w.lookup(d.Key, true)
 	if i == nilIdx {
 		w.add(d.Key, h, pos, kind, ns, since, d.Payload)
 		return
@@ -140,7 +140,7 @@ func (w *Wheel) Reset(d Deadline) {
 
 // Cancel removes key and reports whether it was pending.
 func (w *Wheel) Cancel(key string) bool {
-	i, e, _, pos := w.lookup(key)
+	i, e, _, pos := w.lookup(key, true)
 	if i == nilIdx {
 		return false
 	}
@@ -155,7 +155,7 @@ func (w *Wheel) Cancel(key string) bool {
 
 // Get returns the pending deadline for key.
 func (w *Wheel) Get(key string) (Deadline, bool) {
-	i, e, _, _ := w.lookup(key)
+	i, e, _, _ := w.lookup(key, true)
 	if i == nilIdx {
 		return Deadline{}, false
 	}
@@ -174,16 +174,47 @@ func (w *Wheel) All() iter.Seq[Deadline] {
 // is known (else noPos); or, when key is absent, nilIdx, and the hash and
 // position that add needs. The entry found last is tried first, without
 // hashing: a burst touches one key again and again, and a deadline is often
-// cancelled or fired just after it was set; then the hints, which remember
-// the keys found lately; then the index.
-func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
+// cancelled or fired just after it was set; then, when hinted, the hints,
+// which remember the keys found lately; then the index. Push, which mostly
+// creates a deadline, skips the hints, which cannot say that a key is
+// absent, so that a new key costs one cache miss (its index group), not
+// two.
+//
+// A key of 8 to 16 bytes, most of the engine's, is read once, as its first
+// and last 8 bytes: the hash is made of them, and they compare the key with
+// an entry's inline key in two loads of that entry's line (holdsShort), so
+// this path calls only the index's walk. Other keys take lookupAny.
+func (w *Wheel) lookup(key string, hinted bool) (i int32, e *entry, h, pos uint32) {
+	n := len(key)
+	if n < 8 || n > 16 {
+		return w.lookupAny(key, hinted)
+	}
+	a, b := load64(key), load64(key[n-8:])
+	if e := w.recentEntry; e != nil && e.holdsShort(n, a, b) && e.live() {
+		return w.recent, e, e.hash, w.recentPos
+	}
+	h = w.keyHash.words(a, b, n)
+	if hinted && len(w.hints.ways) != 0 {
+		if i, e = w.fromHints(key, h); i != nilIdx {
+			return i, e, h, noPos
+		}
+	}
+	i, e, pos = w.index.findHash(&w.slab, h)
+	if i != nilIdx && !e.holdsShort(n, a, b) {
+		i, e, pos = w.index.findKey(&w.slab, key, h)
+	}
+	w.found(i, e, h, pos)
+	return i, e, h, pos
+}
+
+// lookupAny is lookup for a key of any length.
+func (w *Wheel) lookupAny(key string, hinted bool) (i int32, e *entry, h, pos uint32) {
 	if i, e, pos = w.lastFound(key); i != nilIdx {
 		return i, e, e.hash, pos
 	}
 	h = w.hash(key)
-	if len(w.hints.ways) != 0 {
-		if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
-			w.recent, w.recentEntry, w.recentPos = i, e, noPos
+	if hinted && len(w.hints.ways) != 0 {
+		if i, e = w.fromHints(key, h); i != nilIdx {
 			return i, e, h, noPos
 		}
 	}
@@ -192,17 +223,14 @@ func (w *Wheel) lookup(key string) (i int32, e *entry, h, pos uint32) {
 	return i, e, h, pos
 }
 
-// lookupNew is lookup for Push, which mostly creates a deadline: it skips
-// the hints, which cannot say that a key is absent, so that a new key costs
-// one cache miss (its index group), not two.
-func (w *Wheel) lookupNew(key string) (i int32, e *entry, h, pos uint32) {
-	if i, e, pos = w.lastFound(key); i != nilIdx {
-		return i, e, e.hash, pos
+// fromHints returns the entry the hints name for key, with hash h, as the
+// entry found last; or nilIdx. The wheel must have hints.
+func (w *Wheel) fromHints(key string, h uint32) (int32, *entry) {
+	i, e := w.hints.get(&w.slab, key, h)
+	if i != nilIdx {
+		w.recent, w.recentEntry, w.recentPos = i, e, noPos
 	}
-	h = w.hash(key)
-	i, e, pos = w.index.find(&w.slab, key, h)
-	w.found(i, e, h, pos)
-	return i, e, h, pos
+	return i, e
 }
 
 // lastFound returns the entry found or added last, and its index position
