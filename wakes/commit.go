@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wakewheel/wakewheel/deadlines"
+	"github.com/wakewheel/wakewheel/internal/clock"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/scheduler"
 	"github.com/wakewheel/wakewheel/store"
@@ -59,10 +60,19 @@ type pipeline struct {
 	ops   []store.Op
 	muts  []deadlines.Mutation
 	wakes []ob.Wake
+	stats commitCounters
+	// the previous batch's items and store write (gatherWait); realTime:
+	// the service's clock is the wall clock, so a wait is real (on a test
+	// clock the pipeline never waits: the test's clock never holds a
+	// commit back)
+	lastItems int
+	lastWrite time.Duration
+	realTime  bool
 }
 
 func newPipeline(s *Service) *pipeline {
-	p := &pipeline{s: s, kick: make(chan struct{}, 1), closing: make(chan struct{}), stopped: make(chan struct{})}
+	_, realTime := s.clock.(clock.Real)
+	p := &pipeline{s: s, kick: make(chan struct{}, 1), closing: make(chan struct{}), stopped: make(chan struct{}), realTime: realTime}
 	go p.run()
 	return p
 }
@@ -135,6 +145,11 @@ func (p *pipeline) run() {
 			<-p.kick
 			continue
 		}
+		if wait := gatherWait(len(p.queue), p.lastItems, p.lastWrite); wait > 0 && p.realTime && !p.closed {
+			p.mu.Unlock()
+			p.gather(wait)
+			p.mu.Lock()
+		}
 		n := min(len(p.queue), MaxBatch)
 		batch := make([]*item, n)
 		copy(batch, p.queue)
@@ -142,6 +157,26 @@ func (p *pipeline) run() {
 		p.busy = true
 		p.mu.Unlock()
 		p.commit(batch)
+	}
+}
+
+// gather waits up to wait for the queue to hold half the previous
+// batch's items (gatherWait), or for close.
+func (p *pipeline) gather(wait time.Duration) {
+	t := p.s.clock.NewTimer(wait)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.kick:
+		case <-t.C():
+			return
+		}
+		p.mu.Lock()
+		enough := p.closed || 2*len(p.queue) >= p.lastItems
+		p.mu.Unlock()
+		if enough {
+			return
+		}
 	}
 }
 
@@ -165,21 +200,34 @@ func (p *pipeline) commit(batch []*item) {
 		clear(wakes)
 		p.ops, p.muts, p.wakes = keep(ops), keep(muts), keep(wakes)
 	}()
+	var stages [4]time.Duration
+	t := p.s.clock.Now()
+	lap := func(i int) {
+		now := p.s.clock.Now()
+		stages[i], t = now.Sub(t), now
+	}
 	if len(ops) > 0 {
 		if err := p.s.db.Write(sync, ops...); err != nil {
 			p.s.recoverFrom(err, batch)
 			return
 		}
 	}
+	lap(0)
 	if len(muts) > 0 {
 		p.apply(muts)
 	}
+	lap(1)
 	if len(wakes) > 0 {
 		p.s.deliver(wakes)
 	}
+	lap(2)
 	for _, it := range batch {
 		it.done <- nil
 	}
+	lap(3)
+	p.stats.add(len(batch), len(ops) > 0, stages)
+	p.lastItems, p.lastWrite = len(batch), stages[0]
+	p.lastItems, p.lastWrite = len(batch), stages[0]
 }
 
 // keep returns s emptied for the next batch, or nil once it is larger

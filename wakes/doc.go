@@ -27,7 +27,15 @@
 //     next single batch, in enqueue order. Concurrent posters therefore
 //     share fsyncs, and a record is never durable before a record that was
 //     produced before it (no sequence gap after a crash, an ack is never
-//     durable before the obligations it consumes).
+//     durable before the obligations it consumes). Callers that each wait
+//     for their answer before posting again come back spread out; when
+//     the queue holds at most a quarter of the previous batch (of at least
+//     gatherFrom items), the pipeline waits for half as many, at most half
+//     the previous store write and maxGather (gather.go), so that the
+//     first of a group does not take an fsync of its own while the rest
+//     wait a whole cycle behind it. On a test clock it never waits.
+//     CommitStats (commitstats.go) counts the batches, their sizes and
+//     the time of each stage, for a developer measuring the posters.
 //   - Reads (a digest, a wait that finds work) go through the same
 //     pipeline, so nothing that is not yet durable is ever presented to a
 //     consumer.
@@ -66,6 +74,10 @@
 //	                           stuck for minutes is killed and alerted.
 //	MaxBatch          1024     items in one grouped commit (as the store's
 //	                           own sync group).
+//	gatherFrom           8     items of a previous batch that make it a
+//	                           group worth waiting for (gather.go).
+//	maxGather           1 ms   the longest wait for a group's stragglers:
+//	                           under an fsync on most disks.
 //	MaxWait             25 s   one long-poll request, under the API's 30 s
 //	                           request limit; clients loop for longer waits.
 //	sweepBatch        4096     tombstones one sweep write deletes.
