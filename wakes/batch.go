@@ -25,22 +25,25 @@ func (s *Service) PostEach(ctx context.Context, obs []ob.Obligation, create []bo
 }
 
 // postAll posts obs in order under one lock; create(i) says whether obs[i]
-// may open its lane. The effects of every accepted post are merged into
-// one item (one store write at the most, one ticket); a duplicate's answer
-// waits on the same item, or on a barrier when nothing is written, so it
-// is given once its original is durable.
+// may open its lane. The effects of every accepted post make one item, in
+// order (itemOfAll: one store write at the most, one ticket); a
+// duplicate's answer waits on the same item, or on a barrier when nothing
+// is written, so it is given once its original is durable.
 func (s *Service) postAll(ctx context.Context, obs []ob.Obligation, create func(int) bool) (out []ob.Obligation, errs []error) {
 	out, errs = make([]ob.Obligation, len(obs)), make([]error, len(obs))
+	effs := make([]ob.Effects, 0, len(obs))
 	err := s.change(ctx, func(now time.Time) (*item, error) {
-		var all ob.Effects
 		for i, o := range obs {
 			got, eff, err := s.postLocked(o, create(i), now)
 			out[i], errs[i] = got, err
-			if err == nil {
-				all.Merge(eff)
+			if err == nil && !eff.Empty() {
+				effs = append(effs, eff)
 			}
 		}
-		return s.settleLocked(all), nil
+		if len(effs) == 0 { // duplicates and refusals only: answered once what is before them is durable
+			return s.pipe.barrier(), nil
+		}
+		return s.pipe.enqueue(s.itemOfAll(effs)), nil
 	})
 	if err != nil {
 		for i := range errs {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/wakewheel/wakewheel/deadlines"
 	ob "github.com/wakewheel/wakewheel/obligations"
 	"github.com/wakewheel/wakewheel/store"
 )
@@ -51,36 +52,68 @@ func loadLedgerNext(db Store) (uint64, error) {
 // itemOf turns effects into a pipeline item: records and ledger entries as
 // one batch of store ops. The caller holds mu (it numbers ledger entries).
 func (s *Service) itemOf(eff ob.Effects) *item {
-	it := &item{sync: eff.Sync, muts: eff.Deadlines, wakes: eff.Wakes, done: make(chan error, 1)}
-	n := len(eff.Records) + len(eff.Deletes) + len(eff.Ledger)
-	if len(eff.Ledger) > 0 {
+	return s.itemOfAll([]ob.Effects{eff})
+}
+
+// itemOfAll is one item of many calls' effects, in order, as itemOf of
+// their merge would be, without the merge: every slice of the item is
+// made once at its size (a batch of posts merged one by one grew each of
+// them again and again, the largest allocation of a pipelined post).
+func (s *Service) itemOfAll(effs []ob.Effects) *item {
+	var records, ledger, muts, wakes int
+	it := &item{done: make(chan error, 1)}
+	for i := range effs {
+		e := &effs[i]
+		records += len(e.Records) + len(e.Deletes)
+		ledger += len(e.Ledger)
+		muts += len(e.Deadlines)
+		wakes += len(e.Wakes)
+		it.sync = it.sync || e.Sync
+	}
+	if len(effs) == 1 { // the item keeps them as they are
+		it.muts, it.wakes = effs[0].Deadlines, effs[0].Wakes
+	} else {
+		it.muts, it.wakes = make([]deadlines.Mutation, 0, muts), make([]ob.Wake, 0, wakes)
+		for i := range effs {
+			it.muts, it.wakes = append(it.muts, effs[i].Deadlines...), append(it.wakes, effs[i].Wakes...)
+		}
+	}
+	n := records + ledger
+	if ledger > 0 {
 		n++
 	}
 	it.ops = make([]store.Op, 0, n)
-	for _, r := range eff.Records {
-		it.ops = append(it.ops, store.PutOp(RecordNS, r.Key(), ob.Encode(r)))
+	for i := range effs {
+		for _, r := range effs[i].Records {
+			it.ops = append(it.ops, store.PutOp(RecordNS, r.Key(), ob.Encode(r)))
+		}
 	}
-	for _, key := range eff.Deletes {
-		it.ops = append(it.ops, store.DeleteOp(RecordNS, key))
+	for i := range effs {
+		for _, key := range effs[i].Deletes {
+			it.ops = append(it.ops, store.DeleteOp(RecordNS, key))
+		}
 	}
 	// The entries' values and the counter take one buffer, one after
 	// another: free is what is left of it (an append that outgrows it
 	// moves on to a new one and leaves the values written where they are).
-	free := make([]byte, 0, entryRoom*len(eff.Ledger)+8)
-	for i := range eff.Ledger {
-		val, ok := appendEntry(free, &eff.Ledger[i])
-		if !ok {
-			j, err := json.Marshal(&eff.Ledger[i])
-			if err != nil {
-				continue // a time encoding/json refuses: no entry, as ever
+	free := make([]byte, 0, entryRoom*ledger+8)
+	for i := range effs {
+		for j := range effs[i].Ledger {
+			e := &effs[i].Ledger[j]
+			val, ok := appendEntry(free, e)
+			if !ok {
+				j, err := json.Marshal(e)
+				if err != nil {
+					continue // a time encoding/json refuses: no entry, as ever
+				}
+				val = append(free, j...)
 			}
-			val = append(free, j...)
+			free, val = val[len(val):], val[:len(val):len(val)]
+			s.ledger++
+			it.ops = append(it.ops, store.PutOp(LedgerNS, ledgerKey(s.ledger), val))
 		}
-		free, val = val[len(val):], val[:len(val):len(val)]
-		s.ledger++
-		it.ops = append(it.ops, store.PutOp(LedgerNS, ledgerKey(s.ledger), val))
 	}
-	if len(eff.Ledger) > 0 {
+	if ledger > 0 {
 		it.ops = append(it.ops, store.PutOp(LedgerNS, ledgerNextKey, binary.BigEndian.AppendUint64(free, s.ledger)))
 	}
 	return it
