@@ -113,6 +113,7 @@ type DB struct {
 	wg    sync.WaitGroup
 
 	batches, records, syncedCommits, syncedWrites, flushes, witnessErrs atomic.Uint64
+	syncNanos                                                           atomic.Int64 // in synced commits' writes
 }
 
 // Stats are counters since Open.
@@ -123,6 +124,9 @@ type Stats struct {
 	SyncedWrites  uint64 // synced write calls served by those commits
 	Flushes       uint64 // write-behind flushes that wrote something
 	Pending       int    // deadline keys waiting in the write-behind buffer
+	// SyncTime is the time synced commits spent in LevelDB's write, its
+	// fsync included (the committer's own time, not its callers' wait).
+	SyncTime time.Duration
 }
 
 // Stats returns the counters.
@@ -134,6 +138,7 @@ func (db *DB) Stats() Stats {
 		SyncedWrites:  db.syncedWrites.Load(),
 		Flushes:       db.flushes.Load(),
 		Pending:       db.wb.pendingLen(),
+		SyncTime:      time.Duration(db.syncNanos.Load()),
 	}
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"sync"
+	"time"
 
 	"github.com/syndtr/goleveldb/leveldb"
 
@@ -130,7 +131,10 @@ func (db *DB) commitGroup(group []*syncReq) error {
 			*b = leveldb.Batch{}
 		}
 	}()
-	if err := db.writeLocked(b, true); err != nil {
+	t := time.Now()
+	err := db.writeLocked(b, true)
+	db.syncNanos.Add(int64(time.Since(t)))
+	if err != nil {
 		return err
 	}
 	db.syncedWrites.Add(uint64(len(group)))

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 
 	"github.com/rs/zerolog"
+
+	"github.com/wakewheel/wakewheel/store"
+	"github.com/wakewheel/wakewheel/wakes"
 )
 
 // debugTraceEnv names a file the daemon writes an execution trace to
@@ -76,5 +80,29 @@ func startTrace(log zerolog.Logger) (stop func()) {
 		if err := f.Close(); err != nil {
 			log.Warn().Err(err).Str("file", path).Msg("closing the execution trace")
 		}
+	}
+}
+
+// debugCommitsEnv names a file the daemon writes, when its obligations
+// service closes, the grouped commit's counters (wakes.CommitStats) and
+// the store's (store.Stats) as JSON: the commit groups' sizes, the fsyncs,
+// where a commit cycle's time went. The same kind of aid as debugTraceEnv
+// (read by the posters' benchmark), read from the environment only.
+const debugCommitsEnv = "WAKEWHEEL_DEBUG_COMMITS"
+
+func writeCommitStats(log zerolog.Logger, c wakes.CommitStats, s store.Stats) {
+	path := os.Getenv(debugCommitsEnv)
+	if path == "" {
+		return
+	}
+	b, err := json.Marshal(struct {
+		Commits wakes.CommitStats
+		Store   store.Stats
+	}{c, s})
+	if err == nil {
+		err = os.WriteFile(path, b, 0o600)
+	}
+	if err != nil {
+		log.Warn().Err(err).Str("file", path).Msg("commit counters not written")
 	}
 }

@@ -151,6 +151,7 @@ func (p *obligationsCap) close() {
 	}
 	p.agents.close()
 	p.svc.Close()
+	writeCommitStats(p.d.log, p.svc.CommitStats(), p.d.db.Stats())
 }
 
 // reload puts a valid config change in force: class policies, wake hooks

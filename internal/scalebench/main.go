@@ -136,7 +136,7 @@ func run(bin, work string, n, posts, probes int) error {
 	d.stop()
 
 	inprocSelf0 := selfCPU()
-	inproc, err := inProcessPosters(filepath.Join(work, "inproc"), posts)
+	inproc, _, err := inProcessPosters(filepath.Join(work, "inproc"), posts)
 	if err != nil {
 		idle.stop()
 		return err
