@@ -6,11 +6,13 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// What the posters' rounds count beside the rates: the bytes a process
-// wrote to storage, and its fsyncs with perf.
+// What the posters' rounds count: the time the 64 posters take, and beside
+// it the bytes a process wrote to storage and its fsyncs with perf.
 
 // storedBytes is process pid's write_bytes (/proc/PID/io): what it caused
 // to be written to storage.
@@ -63,4 +65,37 @@ func countFsyncs(pid int) func() int64 {
 		}
 		return n
 	}
+}
+
+// postRate has the 64 posters post ids from+1 to from+n (each poster
+// takes the next id until none is left) and returns how long it took.
+func postRate(from int64, n int, post func(poster int, i int64) error) (time.Duration, error) {
+	var next atomic.Int64
+	next.Store(from)
+	last := from + int64(n)
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	start := time.Now()
+	for w := range posters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > last {
+					return
+				}
+				if err := post(w, i); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err, _ := firstErr.Load().(error); err != nil {
+		return 0, err
+	}
+	return elapsed, nil
 }

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -330,37 +328,4 @@ func socketRate(ctx context.Context, sock string, n int, open func(context.Conte
 	}
 	elapsed, err := postRate(0, n, post)
 	return float64(n) / elapsed.Seconds(), err
-}
-
-// postRate has the 64 posters post ids from+1 to from+n (each poster
-// takes the next id until none is left) and returns how long it took.
-func postRate(from int64, n int, post func(poster int, i int64) error) (time.Duration, error) {
-	var next atomic.Int64
-	next.Store(from)
-	last := from + int64(n)
-	var wg sync.WaitGroup
-	var firstErr atomic.Value
-	start := time.Now()
-	for w := range posters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1)
-				if i > last {
-					return
-				}
-				if err := post(w, i); err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err, _ := firstErr.Load().(error); err != nil {
-		return 0, err
-	}
-	return elapsed, nil
 }
