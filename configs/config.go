@@ -47,6 +47,7 @@ type Monitor struct {
 // Engine holds the runner's settings (keys engine.*).
 type Engine struct {
 	Tick          time.Duration // engine.tick
+	TimerSlack    time.Duration // engine.timer_slack
 	FlushInterval time.Duration // engine.flush_interval
 	HealInterval  time.Duration // engine.heal_interval
 	StoreDir      string        // engine.store_dir

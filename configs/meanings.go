@@ -6,6 +6,7 @@ package configs
 // checks it).
 var meanings = map[string]string{
 	"engine.tick":                 "how finely the timing wheel measures time",
+	"engine.timer_slack":          "how late a deadline that shares its tick with others may fire, so they share one wake",
 	"engine.flush_interval":       "how long written-behind deadline extends wait before they reach the disk",
 	"engine.store_dir":            "the directory of the daemon's store (LevelDB)",
 	"engine.socket_path":          "the unix socket the daemon listens on and every client talks to",

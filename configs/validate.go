@@ -168,6 +168,7 @@ var rules = slices.Concat(daemonRules, fleetRules)
 
 var daemonRules = []rule{
 	notBelow("engine.retry_cap", "engine.retry_base"),
+	notAbove("engine.timer_slack", "engine.tick"),
 	windowCap("detect.burst_cap", "detect.burst_silence"),
 	windowCap("detect.reconcile_cap", "detect.reconcile_quiet"),
 	notAbove("obligations.human.cadence", "obligations.human.slo"),

@@ -100,6 +100,26 @@ func TestGoodEdgeValues(t *testing.T) {
 	}
 }
 
+// engine.timer_slack's default is one engine.tick, whatever the tick; 0
+// and any slack up to the tick are accepted.
+func TestTimerSlackFollowsTheTick(t *testing.T) {
+	for _, c := range []struct {
+		pairs []string
+		want  time.Duration
+	}{
+		{nil, time.Millisecond},
+		{[]string{"WAKEWHEEL_ENGINE_TICK=100us"}, 100 * time.Microsecond},
+		{[]string{"WAKEWHEEL_ENGINE_TICK=5ms"}, 5 * time.Millisecond},
+		{[]string{"WAKEWHEEL_ENGINE_TIMER_SLACK=0s"}, 0},
+		{[]string{"WAKEWHEEL_ENGINE_TICK=5ms", "WAKEWHEEL_ENGINE_TIMER_SLACK=250us"}, 250 * time.Microsecond},
+	} {
+		cfg, _, err := Load(LoadOptions{Env: testEnv(t, c.pairs...)})
+		if err != nil || cfg.Engine.TimerSlack != c.want {
+			t.Errorf("%v: slack %v, err %v; want %v", c.pairs, cfg.Engine.TimerSlack, err, c.want)
+		}
+	}
+}
+
 func TestCrossFieldRules(t *testing.T) {
 	cases := []struct {
 		pairs []string
@@ -111,6 +131,12 @@ func TestCrossFieldRules(t *testing.T) {
 			`config: detect.burst_cap = "5s" (default): must be >= detect.burst_silence (6s)`},
 		{[]string{"WAKEWHEEL_DETECT_RECONCILE_QUIET=20m"},
 			`config: detect.reconcile_cap = "10m" (default): must be >= detect.reconcile_quiet (20m)`},
+		{[]string{"WAKEWHEEL_ENGINE_TIMER_SLACK=2ms"},
+			`config: engine.timer_slack = "2ms" (from env WAKEWHEEL_ENGINE_TIMER_SLACK): must be <= engine.tick (1ms)`},
+		{[]string{"WAKEWHEEL_ENGINE_TICK=5ms", "WAKEWHEEL_ENGINE_TIMER_SLACK=6ms"},
+			`config: engine.timer_slack = "6ms" (from env WAKEWHEEL_ENGINE_TIMER_SLACK): must be <= engine.tick (5ms)`},
+		{[]string{"WAKEWHEEL_ENGINE_TIMER_SLACK=-1ms"},
+			`config: engine.timer_slack = "-1ms" (from env WAKEWHEEL_ENGINE_TIMER_SLACK): must be between 0s and 1s`},
 		{[]string{"WAKEWHEEL_ENGINE_RETRY_BASE=10m"},
 			`config: engine.retry_cap = "5m" (default): must be >= engine.retry_base (10m)`},
 		{[]string{"WAKEWHEEL_OBLIGATIONS_HUMAN_CADENCE=20m"},

@@ -14,13 +14,16 @@
 //     apply its outcome. Simulation tests drive it directly with time as a
 //     value; nothing in it sleeps or reads a clock.
 //   - Runner wraps an Engine in one goroutine that sleeps until the wheel's
-//     Next() (an idle engine sets no timer at all) and one worker goroutine
+//     Wake() (an idle engine sets no timer at all) and one worker goroutine
 //     that runs handlers. Every change from other goroutines enters through
-//     Runner.Do, the single entry point. Next is a deadline's own instant;
-//     the runner sleeps on its clock's timer, which the daemon makes a
-//     timerfd woken through the network poller (internal/clock.Polled): a
-//     runtime timer waits in whole milliseconds and behind a collector's
-//     idle mark workers.
+//     Runner.Do, the single entry point. Wake is a deadline's own instant
+//     when it is alone in its tick; the deadlines that share a tick share
+//     one wake, each at most Options.Slack late and never early (timer
+//     slack, deadlines/slack.go: a wake costs about the same CPU whatever
+//     it fires). The runner sleeps on its clock's timer, which the daemon
+//     makes a timerfd woken through the network poller
+//     (internal/clock.Polled): a runtime timer waits in whole milliseconds
+//     and behind a collector's idle mark workers.
 //
 // Invariants:
 //   - a key is never run twice at once; a key that falls due again while its

@@ -18,6 +18,7 @@ import (
 // Options are the runner's numbers. Zero values take the defaults.
 type Options struct {
 	Tick          time.Duration // base tick of the wheel (default 1ms)
+	Slack         time.Duration // timer slack (Wake); zero: none, each deadline at its own instant (daemon: engine.timer_slack)
 	RetryBase     time.Duration // first retry backoff (default 1s)
 	RetryCap      time.Duration // largest backoff (default 5m)
 	RetryAttempts int           // runs before the retries_exhausted alert (default 5)
@@ -271,6 +272,13 @@ func (e *Engine) PendingByKind() map[string]int {
 // queued are not counted: the runner hands them out as its worker frees up
 // (NextJob), without waiting for a time.
 func (e *Engine) Next() (time.Time, bool) { return e.wheel.Next() }
+
+// Wake is the instant the runner's timer is armed for: Next, or, when the
+// deadline due next shares its tick with others, the coalesced instant of
+// the wheel's Wake with Options.Slack (at most that late, never early; a
+// deadline alone in its tick keeps its own instant). False when nothing
+// is pending.
+func (e *Engine) Wake() (time.Time, bool) { return e.wheel.Wake(e.opts.Slack) }
 
 // Earliest is the pending deadline due first (deadlines.Wheel.Earliest):
 // exact, and cheap on the loop however many are pending.

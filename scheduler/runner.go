@@ -9,7 +9,7 @@ import (
 )
 
 // Runner drives an Engine in real (or fake) time: one loop goroutine owns
-// the engine and sleeps until its Next(); one worker goroutine runs
+// the engine and sleeps until its Wake(); one worker goroutine runs
 // handlers, one job at a time. Other goroutines reach the engine only
 // through Do.
 type Runner struct {
@@ -99,11 +99,13 @@ func (r *Runner) loop() {
 			}
 		}
 		var wake <-chan time.Time
-		if next, ok := r.eng.Next(); ok {
-			// Next is the deadline's own instant (or, for one further out, a
-			// slot's to cascade); counted from a fresh now, so the time the
-			// firing above took is not added to the sleep.
-			timer.Reset(max(next.Sub(r.clock.Now()), 0))
+		if at, ok := r.eng.Wake(); ok {
+			// Wake is the deadline's own instant, or the one instant the
+			// deadlines sharing its tick fire at (timer slack), or, for
+			// one further out, a slot's to cascade; counted from a fresh
+			// now, so the time the firing above took is not added to the
+			// sleep.
+			timer.Reset(max(at.Sub(r.clock.Now()), 0))
 			wake = timer.C()
 		} else {
 			timer.Stop() // idle: no timer at all

@@ -30,8 +30,11 @@
 //   - push+fire with the wheel in real time, warm and cold: the same
 //     batches, but the wheel is driven as the scheduler's runner drives it:
 //     each push at the clock's now plus its delay, then a wait on a
-//     runtime timer until Next and an Advance to the clock's now, until
-//     the batch has fired. Its CPU time counts the wheel's sleeps and
+//     runtime timer until the wheel's Wake and an Advance to the clock's
+//     now, until the batch has fired. Wake is the runner's timer slack
+//     with the daemon's default (engine.timer_slack, a tick): the
+//     deadlines that share a tick share one wake, at most a tick late, as
+//     the daemon's loop fires them. Its CPU time counts the wheel's sleeps and
 //     wake-ups, as the runtime's and RussellLuo's columns count theirs;
 //     the simulated rows above leave them out.
 //   - push+fire with the wheel on the daemon's loop clock, warm and cold
@@ -39,8 +42,9 @@
 //     internal/clock.Polled, the clock the daemon gives its loop (a
 //     timerfd read through the network poller on Linux, instants rounded
 //     up to 10 µs), in the runner's own turn: an Advance to the clock's
-//     now, then the timer reset to Next counted from a fresh now and
-//     waited on. wakes/batch is the loop's wakes per 1,024 deadlines.
+//     now, then the timer reset to Wake (the same slack) counted from a
+//     fresh now and waited on. wakes/batch is the loop's wakes per 1,024
+//     deadlines.
 //     Why this row, beside the one above (which is kept, with its
 //     verdicts): the row above waits on a runtime timer, and a runtime
 //     timer that the poller's thread sleeps for waits in epoll_wait, in
@@ -50,13 +54,16 @@
 //     the daemon's: its verdict compares the wheel's work, at equal
 //     precision, and says nothing of what the daemon pays. This row is
 //     the daemon's timing (the Engine's own work on a wake, records and
-//     jobs, is in neither), at a tenth of that lateness.
+//     jobs, is in neither): a deadline alone in its tick at a tenth of
+//     that lateness, the deadlines sharing a tick at its end.
 //   - BenchmarkPushFireLateness (not in the table): the lateness each
 //     column of the real-time rows gets for its CPU, the same batches at
 //     1,000 pending, as late-p50-µs and late-p99-µs (fired less due): the
 //     runtime's AfterFunc (its callbacks read the clock, a closure a
 //     timer, so its CPU here is not the table's), the wheel on a runtime
-//     timer, the wheel on the loop clock.
+//     timer, the wheel on the loop clock, each with the default slack and
+//     (-slack0) with none, every deadline at its own instant; the wheel's
+//     rows report wakes/batch too.
 //
 // The runtime column is the runtime's timers as the benchmark hands them
 // over: the timer itself (Timer.Reset of ts[j]) or a new one, where the

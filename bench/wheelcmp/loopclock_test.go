@@ -14,68 +14,48 @@ import (
 // with the wheel driven on the daemon's loop clock, the way the
 // scheduler's runner drives it: clock.Polled (a timerfd read through the
 // network poller on Linux, instants rounded up to 10 µs), and each turn an
-// Advance to the clock's now, then the timer reset to Next counted from a
-// fresh now (0 when it is due) and waited on. BenchmarkPushFireReal* wait
-// on a runtime timer instead, which sleeps in the poller's epoll_wait in
-// whole milliseconds: that is the runtime column's own precision, not the
+// Advance to the clock's now, then the timer reset to the wheel's Wake
+// with the daemon's default timer slack (a tick) counted from a fresh now
+// (0 when it is due) and waited on. BenchmarkPushFireReal* wait on a
+// runtime timer instead, which sleeps in the poller's epoll_wait in whole
+// milliseconds: that is the runtime column's own precision, not the
 // daemon's. The Engine's own work on a wake (records, jobs) is not in
 // either. wakes/batch counts the loop's wakes per 1,024 deadlines.
 func BenchmarkPushFireLoopWarm(b *testing.B) {
-	fourFrom(b, time.Now, pushFireLoop(warmKeys, nil), stdPushFire, nil, rlPushFire)
+	fourFrom(b, time.Now, pushFireLoop(warmKeys, slack, nil), stdPushFire, nil, rlPushFire)
 }
 func BenchmarkPushFireLoopCold(b *testing.B) {
-	fourFrom(b, time.Now, pushFireLoop(coldKeys, nil), stdPushFire, nil, rlPushFire)
+	fourFrom(b, time.Now, pushFireLoop(coldKeys, slack, nil), stdPushFire, nil, rlPushFire)
 }
 
 // loopClock is the clock the daemon gives its loop.
 func loopClock() *clock.Polled { return &clock.Polled{} }
 
-// pushFireLoop pushes batches of 1,024 deadlines due 1 to 16 ms out and
-// fires each batch as the runner's loop does, on a clock.Polled; when late
-// is not nil, it gets the lateness of every fired deadline (the clock's
-// now at the Advance that fired it, less its At).
-func pushFireLoop(keys []string, late *[]time.Duration) func(b *testing.B, w *deadlines.Wheel) {
+// pushFireLoop is fireBatches on a clock.Polled, its timer re-armed as
+// the runner re-arms its own.
+func pushFireLoop(keys []string, slack time.Duration, late *[]time.Duration) func(b *testing.B, w *deadlines.Wheel) {
 	return func(b *testing.B, w *deadlines.Wheel) {
 		clk := loopClock()
 		defer clk.Close()
 		timer := clk.NewTimer(time.Hour)
 		timer.Stop()
-		var due []deadlines.Deadline
-		pending, wakes, batches := 0, 0, 0
-		fire := func() {
-			batches++
-			for pending > 0 {
-				next, _ := w.Next()
-				timer.Reset(max(next.Sub(clk.Now()), 0))
-				<-timer.C()
-				wakes++
-				now := clk.Now()
-				due = w.Advance(now, due[:0])
-				pending -= len(due)
-				if late != nil {
-					for _, d := range due {
-						*late = append(*late, now.Sub(d.At))
-					}
-				}
-			}
+		wait := func(at time.Time) {
+			timer.Reset(max(at.Sub(clk.Now()), 0))
+			<-timer.C()
 		}
-		for i := 0; b.Loop(); i++ {
-			w.Push(keys[i&(len(keys)-1)], "burst", clk.Now().Add(time.Duration(i%16+1)*time.Millisecond), nil)
-			if pending++; pending == batch {
-				fire()
-			}
-		}
-		fire()
+		fireBatches(b, w, keys, slack, late, clk.Now, wait)
 		endCPU() // before the clock's descriptor and reader are released
-		b.ReportMetric(float64(wakes)/float64(batches), "wakes/batch")
 	}
 }
 
 // BenchmarkPushFireLateness is the precision each column of the real-time
 // rows buys with its CPU: the same batches at 1,000 pending, each
-// deadline's lateness (fired less due) as p50 and p99 in µs. The runtime's
-// callbacks read the clock to know it (a closure a timer), so this
-// benchmark's CPU is not the table's; it is not in the table.
+// deadline's lateness (fired less due) as p50 and p99 in µs, and the
+// wheel's wakes per batch of 1,024. The wheel fires with the daemon's
+// timer slack (a tick), and, in the -slack0 rows, with none (every
+// deadline at its own instant, the rule before timer slack). The
+// runtime's callbacks read the clock to know it (a closure a timer), so
+// this benchmark's CPU is not the table's; it is not in the table's rows.
 func BenchmarkPushFireLateness(b *testing.B) {
 	pending := func(at time.Time) *deadlines.Wheel {
 		w := deadlines.NewWheel(time.Millisecond, at)
@@ -109,40 +89,20 @@ func BenchmarkPushFireLateness(b *testing.B) {
 		wg.Wait()
 		report(b, late)
 	})
-	b.Run("wheel-runtimetimer", func(b *testing.B) {
-		var late []time.Duration
-		w := pending(time.Now())
-		var due []deadlines.Deadline
-		n := 0
-		t := time.NewTimer(time.Hour)
-		defer t.Stop()
-		fire := func() {
-			for n > 0 {
-				next, _ := w.Next()
-				if d := time.Until(next); d > 0 {
-					t.Reset(d)
-					<-t.C
-				}
-				now := time.Now()
-				due = w.Advance(now, due[:0])
-				n -= len(due)
-				for _, d := range due {
-					late = append(late, now.Sub(d.At))
-				}
-			}
-		}
-		for i := 0; b.Loop(); i++ {
-			w.Push(warmKeys[i&(warm-1)], "burst", time.Now().Add(time.Duration(i%16+1)*time.Millisecond), nil)
-			if n++; n == batch {
-				fire()
-			}
-		}
-		fire()
-		report(b, late)
-	})
-	b.Run("wheel-loopclock", func(b *testing.B) {
-		var late []time.Duration
-		pushFireLoop(warmKeys, &late)(b, pending(time.Now()))
-		report(b, late)
-	})
+	for _, c := range []struct {
+		name  string
+		drive func(keys []string, slack time.Duration, late *[]time.Duration) func(b *testing.B, w *deadlines.Wheel)
+		slack time.Duration
+	}{
+		{"wheel-runtimetimer", pushFireReal, slack},
+		{"wheel-loopclock", pushFireLoop, slack},
+		{"wheel-runtimetimer-slack0", pushFireReal, 0},
+		{"wheel-loopclock-slack0", pushFireLoop, 0},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var late []time.Duration
+			c.drive(warmKeys, c.slack, &late)(b, pending(time.Now()))
+			report(b, late)
+		})
+	}
 }

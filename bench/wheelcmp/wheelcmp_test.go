@@ -351,43 +351,71 @@ func pushFire(keys []string) func(b *testing.B, w *deadlines.Wheel) {
 // BenchmarkPushFireRealWarm and BenchmarkPushFireRealCold are push+fire
 // with the wheel driven in real time, as the scheduler's runner drives it:
 // each push at the clock's now plus its delay, and after each batch the
-// wheel waits on a runtime timer until Next and advances to the clock's
-// now, until the batch has fired. The runtime and RussellLuo fire in real
-// time (each timer on the runtime's timer machinery, a callback
-// goroutine each); in BenchmarkPushFireWarm and Cold the wheel's time is
-// simulated and costs no wait.
+// wheel waits on a runtime timer until its Wake (with the daemon's default
+// timer slack, a tick) and advances to the clock's now, until the batch
+// has fired. The runtime and RussellLuo fire in real time (each timer on
+// the runtime's timer machinery, a callback goroutine each); in
+// BenchmarkPushFireWarm and Cold the wheel's time is simulated and costs
+// no wait. wakes/batch counts the turns per 1,024 deadlines.
 func BenchmarkPushFireRealWarm(b *testing.B) {
-	fourFrom(b, time.Now, pushFireReal(warmKeys), stdPushFire, nil, rlPushFire)
+	fourFrom(b, time.Now, pushFireReal(warmKeys, slack, nil), stdPushFire, nil, rlPushFire)
 }
 func BenchmarkPushFireRealCold(b *testing.B) {
-	fourFrom(b, time.Now, pushFireReal(coldKeys), stdPushFire, nil, rlPushFire)
+	fourFrom(b, time.Now, pushFireReal(coldKeys, slack, nil), stdPushFire, nil, rlPushFire)
 }
 
-func pushFireReal(keys []string) func(b *testing.B, w *deadlines.Wheel) {
+// slack is the timer slack the real-time rows fire with: the daemon's
+// default, engine.timer_slack, one tick of the wheel (deadlines.Wheel.Wake).
+const slack = time.Millisecond
+
+func pushFireReal(keys []string, slack time.Duration, late *[]time.Duration) func(b *testing.B, w *deadlines.Wheel) {
 	return func(b *testing.B, w *deadlines.Wheel) {
-		var due []deadlines.Deadline
-		pending := 0
 		t := time.NewTimer(time.Hour)
 		defer t.Stop()
-		fire := func() {
-			for pending > 0 {
-				next, _ := w.Next()
-				if d := time.Until(next); d > 0 {
-					t.Reset(d)
-					<-t.C
-				}
-				due = w.Advance(time.Now(), due[:0])
-				pending -= len(due)
+		wait := func(at time.Time) {
+			if d := time.Until(at); d > 0 {
+				t.Reset(d)
+				<-t.C
 			}
 		}
-		for i := 0; b.Loop(); i++ {
-			w.Push(keys[i&(len(keys)-1)], "burst", time.Now().Add(time.Duration(i%16+1)*time.Millisecond), nil)
-			if pending++; pending == batch {
-				fire()
-			}
-		}
-		fire()
+		fireBatches(b, w, keys, slack, late, time.Now, wait)
 	}
+}
+
+// fireBatches pushes batches of 1,024 deadlines due 1 to 16 ms out and
+// fires each batch as the runner's loop does: wait until the wheel's
+// Wake(slack), Advance to the clock's now, again until the batch has
+// fired. When late is not nil it gets the lateness of every fired
+// deadline (the now of the Advance that fired it, less its At). It reports
+// the turns of the loop per batch as wakes/batch.
+func fireBatches(b *testing.B, w *deadlines.Wheel, keys []string, slack time.Duration, late *[]time.Duration,
+	now func() time.Time, wait func(at time.Time)) {
+	var due []deadlines.Deadline
+	pending, wakes, batches := 0, 0, 0
+	fire := func() {
+		batches++
+		for pending > 0 {
+			at, _ := w.Wake(slack)
+			wait(at)
+			wakes++
+			t := now()
+			due = w.Advance(t, due[:0])
+			pending -= len(due)
+			if late != nil {
+				for _, d := range due {
+					*late = append(*late, t.Sub(d.At))
+				}
+			}
+		}
+	}
+	for i := 0; b.Loop(); i++ {
+		w.Push(keys[i&(len(keys)-1)], "burst", now().Add(time.Duration(i%16+1)*time.Millisecond), nil)
+		if pending++; pending == batch {
+			fire()
+		}
+	}
+	fire()
+	b.ReportMetric(float64(wakes)/float64(batches), "wakes/batch")
 }
 
 func stdPushFire(b *testing.B) {

@@ -99,6 +99,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 
 	eng, settleGC, err := loadEngine(watchedStore{db, progress, ctx}, scheduler.Options{
 		Tick:          cfg.Engine.Tick,
+		Slack:         cfg.Engine.TimerSlack,
 		RetryBase:     cfg.Engine.RetryBase,
 		RetryCap:      cfg.Engine.RetryCap,
 		RetryAttempts: cfg.Engine.RetryAttempts,
@@ -126,7 +127,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 	}
 	overdue := eng.Overdue()
 	log.Info().Str("store", cfg.Engine.StoreDir).Int("reloaded", eng.Len()).Int("overdue", overdue).
-		Str("tick", cfg.Engine.Tick.String()).Dur("load", d.clock.Now().Sub(started)).Msg("store opened")
+		Str("tick", cfg.Engine.Tick.String()).Str("timer_slack", cfg.Engine.TimerSlack.String()).Dur("load", d.clock.Now().Sub(started)).Msg("store opened")
 
 	loopClock := loopClock(log)
 	defer loopClock.Close() // after the runner has stopped

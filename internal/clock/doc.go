@@ -20,6 +20,14 @@
 // the only one the daemon makes on it; elsewhere (and where no timerfd can
 // be made) Polled makes runtime timers.
 //
+// Why raw system calls: a wake of the loop's timer makes three (the
+// reader's read of the descriptor, its timerfd_gettime, the next Reset's
+// timerfd_settime), none of which can block. Made through the runtime's
+// syscall entry, each woke the runtime's monitor thread (sysmon) from its
+// deep sleep and set it polling every 20 µs for a millisecond or more: a
+// third of the CPU of a loop woken every millisecond. Made raw, they leave
+// it asleep (BENCHMARKS.md, "Timer slack: push+fire in real time").
+//
 // Invariants: every Timer keeps the Go 1.23 contract (after Reset or Stop
 // no stale value is received); a poller timer fires at its instant rounded
 // up to 10 µs, never before it, and re-arming it to an unchanged instant

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,7 +26,8 @@ const grain = 10 * time.Microsecond
 // stale value is received (the Go 1.23 contract).
 type pollTimer struct {
 	fd   int
-	f    *os.File // fd, registered with the poller
+	f    *os.File        // fd, registered with the poller
+	rc   syscall.RawConn // f's, for reads through the poller without the runtime's syscall entry
 	c    chan time.Time
 	base time.Time // instants are counted from here, on the monotonic clock
 	done chan struct{}
@@ -44,6 +47,10 @@ func newPollTimer(d time.Duration) (*pollTimer, error) {
 	// reader in the network poller, not on a thread.
 	t := &pollTimer{fd: fd, f: os.NewFile(uintptr(fd), "timerfd"), c: make(chan time.Time, 1),
 		base: time.Now(), done: make(chan struct{})}
+	if t.rc, err = t.f.SyscallConn(); err != nil {
+		t.f.Close()
+		return nil, fmt.Errorf("timerfd: %w", err)
+	}
 	go t.read()
 	t.Reset(d)
 	return t, nil
@@ -90,17 +97,30 @@ func (t *pollTimer) Stop() bool {
 // is forwarded only if the kernel says the arm now in force has expired:
 // one read before a re-arm belongs to the old instant and is dropped, and
 // the new arm brings its own.
+//
+// Every system call of a wake (this read, the gettime below, the settime
+// of the next Reset) is made raw, without the runtime's syscall entry:
+// they never block (the descriptor is non-blocking; the wait is the
+// poller's), and an entry into a syscall wakes the runtime's monitor
+// thread (sysmon) from its deep sleep and resets it to polling every
+// 20 µs for a millisecond or more, which cost more than the wake itself
+// (BENCHMARKS.md, "Timer slack: push+fire in real time").
 func (t *pollTimer) read() {
 	defer close(t.done)
 	var buf [8]byte
+	var errno syscall.Errno
+	readRaw := func(fd uintptr) bool {
+		_, _, errno = unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+		return errno != unix.EAGAIN // EAGAIN: not expired yet, wait in the poller
+	}
 	for {
-		if _, err := t.f.Read(buf[:]); err != nil {
+		if err := t.rc.Read(readRaw); err != nil || errno != 0 {
 			return // closed (a timerfd read fails no other way)
 		}
 		t.mu.Lock()
 		if t.at != 0 && !t.closed {
 			var cur unix.ItimerSpec
-			if unix.TimerfdGettime(t.fd, &cur) == nil && cur.Value.Sec == 0 && cur.Value.Nsec == 0 {
+			if gettime(t.fd, &cur) == nil && cur.Value.Sec == 0 && cur.Value.Nsec == 0 {
 				t.at = 0
 				select {
 				case t.c <- time.Now():
@@ -136,9 +156,17 @@ func (t *pollTimer) disarm() {
 func (t *pollTimer) settime(d time.Duration) {
 	t.sets++
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	if err := unix.TimerfdSettime(t.fd, 0, &spec, nil); err != nil {
-		panic(fmt.Sprintf("clock: timerfd_settime: %v", err))
+	if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(t.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0); e != 0 {
+		panic(fmt.Sprintf("clock: timerfd_settime: %v", e))
 	}
+}
+
+// gettime is timerfd_gettime made raw (see read).
+func gettime(fd int, cur *unix.ItimerSpec) error {
+	if _, _, e := unix.RawSyscall(unix.SYS_TIMERFD_GETTIME, uintptr(fd), uintptr(unsafe.Pointer(cur)), 0); e != 0 {
+		return e
+	}
+	return nil
 }
 
 // close releases the descriptor and waits for the reader to end.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // op is one benchmark of the comparison: its name, its row label, and the
@@ -33,12 +34,39 @@ var ops = []op{
 
 var sizes = []string{"1000", "100000", "1000000"}
 
-var line = regexp.MustCompile(`^Benchmark(\w+)/(wheel|runtime|runtimemap|russellluo)/(\d+)(-\d+)?\s.*?([\d.]+) cpu-ns/op`)
+var (
+	line  = regexp.MustCompile(`^Benchmark(\w+)/(wheel|runtime|runtimemap|russellluo)/(\d+)(-\d+)?\s.*?([\d.]+) cpu-ns/op`)
+	wakes = regexp.MustCompile(`^Benchmark(\w+)/wheel/(\d+)(-\d+)?\s.*?([\d.]+) wakes/batch`)
+	// BenchmarkPushFireLateness/<column>: its late-p50-µs and late-p99-µs,
+	// and wakes/batch for the wheel's columns.
+	lateness = regexp.MustCompile(`^BenchmarkPushFireLateness/([\w-]+?)(-\d+)?\s`)
+	metric   = regexp.MustCompile(`([\d.]+) (late-p50-µs|late-p99-µs|wakes/batch)`)
+)
 
 func main() {
-	runs := map[[3]string][]float64{} // op, impl, N -> cpu-ns of each run
+	runs := map[[3]string][]float64{}         // op, impl, N -> cpu-ns of each run
+	wakeRuns := map[[2]string][]float64{}     // op, N -> wakes/batch of each run
+	late := map[string]map[string][]float64{} // lateness column -> metric -> runs
+	var lateCols []string
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
+		if m := lateness.FindStringSubmatch(sc.Text()); m != nil {
+			if late[m[1]] == nil {
+				late[m[1]] = map[string][]float64{}
+				lateCols = append(lateCols, m[1])
+			}
+			for _, mm := range metric.FindAllStringSubmatch(sc.Text(), -1) {
+				if v, err := strconv.ParseFloat(mm[1], 64); err == nil {
+					late[m[1]][mm[2]] = append(late[m[1]][mm[2]], v)
+				}
+			}
+			continue
+		}
+		if m := wakes.FindStringSubmatch(sc.Text()); m != nil {
+			if v, err := strconv.ParseFloat(m[4], 64); err == nil {
+				wakeRuns[[2]string{m[1], m[2]}] = append(wakeRuns[[2]string{m[1], m[2]}], v)
+			}
+		}
 		m := line.FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
@@ -91,6 +119,69 @@ func main() {
 	for _, f := range flat {
 		fmt.Println("-", f)
 	}
+	printWakes(wakeRuns)
+	printLateness(lateCols, late)
+}
+
+// printWakes lists the wheel's wakes per batch of 1,024 (median, range)
+// for the operations that report them.
+func printWakes(runs map[[2]string][]float64) {
+	var lines []string
+	for _, o := range ops {
+		var cells []string
+		for _, n := range sizes {
+			if w := runs[[2]string{o.name, n}]; len(w) > 0 {
+				cells = append(cells, short(n)+" "+spreadOf(w, "%.1f"))
+			}
+		}
+		if len(cells) > 0 {
+			lines = append(lines, fmt.Sprintf("- %s: %s", o.label, strings.Join(cells, ", ")))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Println()
+	fmt.Println("The wheel's wakes per batch of 1,024 deadlines (median, range):")
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+}
+
+// printLateness prints BenchmarkPushFireLateness's columns: the median p50
+// and p99 lateness over the runs (each run's value in parentheses) and the
+// wheel's wakes per batch.
+func printLateness(cols []string, late map[string]map[string][]float64) {
+	if len(cols) == 0 {
+		return
+	}
+	fmt.Println()
+	fmt.Println("| lateness (fired − due), 1,000 pending | p50 µs | p99 µs | wakes / batch |")
+	fmt.Println("|---|---|---|---|")
+	for _, c := range cols {
+		m := late[c]
+		fmt.Printf("| %s | %s | %s | %s |\n", c, runsOf(m["late-p50-µs"]), runsOf(m["late-p99-µs"]), runsOf(m["wakes/batch"]))
+	}
+}
+
+// runsOf is the median of xs and every run's value, in run order.
+func runsOf(xs []float64) string {
+	if len(xs) == 0 {
+		return "—"
+	}
+	each := make([]string, len(xs))
+	for i, x := range xs {
+		each[i] = strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return fmt.Sprintf("%.0f (%s)", median(xs), strings.Join(each, " / "))
+}
+
+// spreadOf is the median of xs and, for several, their range, in format.
+func spreadOf(xs []float64, format string) string {
+	if len(xs) == 1 {
+		return fmt.Sprintf(format, xs[0])
+	}
+	return fmt.Sprintf(format+" ("+format+"–"+format+")", median(xs), slices.Min(xs), slices.Max(xs))
 }
 
 // cell formats f of a baseline's runs, or a dash when it has none (a
