@@ -47,7 +47,6 @@ type Monitor struct {
 // Engine holds the runner's settings (keys engine.*).
 type Engine struct {
 	Tick          time.Duration // engine.tick
-	TimerSlack    time.Duration // engine.timer_slack
 	FlushInterval time.Duration // engine.flush_interval
 	HealInterval  time.Duration // engine.heal_interval
 	StoreDir      string        // engine.store_dir
@@ -56,6 +55,7 @@ type Engine struct {
 	RetryCap      time.Duration // engine.retry_cap
 	RetryAttempts int           // engine.retry_attempts
 	ActionTimeout time.Duration // engine.action_timeout
+	TimerSlack    time.Duration // engine.timer_slack: at most engine.tick
 }
 
 // Log holds the logger's settings (keys log.*).
