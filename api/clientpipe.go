@@ -29,8 +29,9 @@ import (
 // clientPipe is one pipelined post stream.
 type clientPipe struct {
 	cn *clientConn
-	br *bufio.Reader // the answers, a batch in one read (pipeBuffer), from got and then cn.br
-	w  batchWriter
+	br *bufio.Reader // the answers, a batch in one read (pipeBuffer), from got, cn.br, then rs
+	rs *rawStream    // the connection's reads and writes, raw where they can be (rawstream.go)
+	w  batchWriter   // writes to rs
 	// trip and got: a post alone on the stream (one poster) is written and
 	// its answer's first bytes read by one raw round trip (rawtrip.go),
 	// into tripIn; got is what of them the reader has not yet taken.
@@ -59,22 +60,28 @@ type pipeWait struct {
 var pipeWaits = sync.Pool{New: func() any { return &pipeWait{done: make(chan struct{}, 1)} }}
 
 func newClientPipe(cn *clientConn) *clientPipe {
-	p := &clientPipe{cn: cn, w: batchWriter{c: cn.c}, waiting: map[uint32]*pipeWait{}, used: time.Now()}
+	p := &clientPipe{cn: cn, rs: newRawStream(cn.c, cn.raw), waiting: map[uint32]*pipeWait{}, used: time.Now()}
+	p.w.c = p.rs
 	p.br = bufio.NewReaderSize(pipeSource{p}, pipeBuffer)
 	return p
 }
 
 // pipeSource is what the pipe's reader reads: the bytes a raw round trip
-// got, then the connection's.
+// got, then what the connection's reader holds (read before the stream
+// switched), then the connection.
 type pipeSource struct{ p *clientPipe }
 
 func (s pipeSource) Read(b []byte) (int, error) {
-	if p := s.p; len(p.got) > 0 {
+	p := s.p
+	if len(p.got) > 0 {
 		n := copy(b, p.got)
 		p.got = p.got[n:]
 		return n, nil
 	}
-	return s.p.cn.br.Read(b)
+	if p.cn.br.Buffered() > 0 {
+		return p.cn.br.Read(b)
+	}
+	return p.rs.Read(b)
 }
 
 // tripAlone writes b and reads the first bytes of what answers it by one

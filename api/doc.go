@@ -71,7 +71,10 @@
 // (one poster) and reads the next with one raw write and one raw read of
 // the non-blocking socket, the write made from inside the connection's
 // raw read so no read finds nothing first (rawtrip.go; the ordinary path
-// for anything unusual), as the client of a /1 stream posts. The client writes every other request and reads its answer on
+// for anything unusual), as the client of a /1 stream posts. The client's
+// pipelined stream reads and writes by raw syscalls too (rawstream.go),
+// so a client idle between commit cycles does not wake the runtime's
+// monitor thread at each. The client writes every other request and reads its answer on
 // the caller's goroutine over up to ClientConns pooled connections
 // (clientconn.go), not through net/http's Transport.
 //

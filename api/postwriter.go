@@ -1,7 +1,7 @@
 package api
 
 import (
-	"net"
+	"io"
 	"runtime"
 	"sync"
 )
@@ -13,7 +13,7 @@ import (
 // a write per batch, not one each. The first error is kept: every later
 // write fails with it.
 type batchWriter struct {
-	c       net.Conn
+	c       io.Writer // the connection
 	mu      sync.Mutex
 	pending []byte // handed over and not yet written
 	spare   []byte // the last batch's array, for the next
