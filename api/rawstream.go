@@ -1,7 +1,6 @@
 package api
 
 import (
-	"io"
 	"net"
 	"syscall"
 )
@@ -71,16 +70,11 @@ func (st *rawStep) run(b []byte, io func(func(uintptr) bool) error) (int, error)
 // called again once the socket is readable.
 func (s *rawStream) readStep(fd uintptr) bool {
 	st := &s.r
-	n, errno := rawRead(fd, st.b)
-	switch {
-	case errno == syscall.EAGAIN:
+	n, wait, err := readOf(fd, st.b)
+	if wait {
 		return false
-	case errno != 0:
-		st.err = errno
-	case n == 0:
-		st.err = io.EOF
 	}
-	st.n = n
+	st.n, st.err = n, err
 	return true
 }
 

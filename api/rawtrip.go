@@ -67,15 +67,26 @@ func (t *rawTrip) step(fd uintptr) bool {
 		}
 		return false // wait for what answers it
 	}
-	n, errno := rawRead(fd, t.in)
+	n, wait, err := readOf(fd, t.in)
+	if wait {
+		return false // woken early: wait again
+	}
+	t.got, t.err = n, err
+	return true
+}
+
+// readOf is one raw read of a non-blocking socket into b: what it read,
+// or wait when nothing was there (EAGAIN), and io.EOF for a peer that
+// closed.
+func readOf(fd uintptr, b []byte) (n int, wait bool, err error) {
+	n, errno := rawRead(fd, b)
 	switch {
 	case errno == syscall.EAGAIN:
-		return false // woken early: wait again
+		return 0, true, nil
 	case errno != 0:
-		t.err = errno
+		return 0, false, errno
 	case n == 0:
-		t.err = io.EOF
+		return 0, false, io.EOF
 	}
-	t.got = n
-	return true
+	return n, false, nil
 }
