@@ -86,7 +86,7 @@ func fold(a, b uint64) uint64 {
 // inliner prices as one (binary.LittleEndian's loads are known to it).
 func load64(s string) uint64 {
 	_ = s[7]
-	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Pointer(unsafe.StringData(s)))[:])
 }
 
 // load32 is the first 4 bytes of s, little-endian.

@@ -136,9 +136,12 @@ func (w *Wheel) emptied(b uint16) {
 // another one, which it is compared with; moved earlier, the smallest
 // stays the smallest. A move to another bucket is an unlink and a link,
 // which keep the slot minima of both.
+//
+// A caller tries stays first, which is inlined: the common re-arm, a
+// window slid on within the slot re-armed in last, costs no call.
 func (w *Wheel) rearm(i int32, e *entry, old int64) {
 	b := e.bucket()
-	if sp := &w.span; sp.b != b || e.at <= sp.lo || e.at > sp.hi {
+	if sp := &w.span; sp.b != b || !sp.holds(e.at) {
 		if nb := w.bucketFor(w.dueTick(e.at)); nb != b {
 			w.unlink(e)
 			w.link(i, e, nb)
@@ -161,23 +164,36 @@ func (w *Wheel) rearm(i int32, e *entry, old int64) {
 	}
 }
 
-// span is rearm's memory of the instants of one slot: every At in
-// (lo, hi] is due at a tick of slot b, so a re-arm there (a window slid
-// on, most often) finds its slot with two comparisons, not a division
-// and the digit arithmetic. It holds while the current tick does: Advance
-// forgets it. b is bucketFree when it holds nothing.
-type span struct {
-	lo, hi int64
-	b      uint16
+// stays reports whether e, whose At changed, needs no rearm: its new At is
+// in the span, which is e's slot, and that slot's smallest entry is not
+// known (else rearm compares with it).
+func (w *Wheel) stays(e *entry) bool {
+	sp := &w.span
+	return sp.b == e.bucket() && sp.holds(e.at) && w.min[sp.b%nBuckets] == 0
 }
 
-// remember makes the span that of slot b (of a level, not overdue),
-// from the tick before its start to its last tick.
+// span is rearm's memory of the instants of one slot: every At in
+// [from, from+width) is due at a tick of slot b, so a re-arm there (a
+// window slid on, most often) finds its slot with one comparison, not a
+// division and the digit arithmetic. It holds while the current tick does:
+// Advance forgets it. b is bucketFree when it holds nothing.
+type span struct {
+	from  int64
+	width uint64
+	b     uint16
+}
+
+// holds reports whether at is one of the span's instants.
+func (sp *span) holds(at int64) bool { return uint64(at-sp.from) < sp.width }
+
+// remember makes the span that of slot b (of a level, not overdue): from
+// the instant after the tick before its start to its last tick.
 func (w *Wheel) remember(b uint16) {
 	l := int(b / slots)
 	first := w.slotStart(l, int(b%slots))
 	last := min(first+(1<<(uint(l)*slotBits)-1), w.maxTick)
-	w.span = span{lo: w.tickNanos(first - 1), hi: w.tickNanos(last), b: b}
+	lo := w.tickNanos(first - 1)
+	w.span = span{from: lo + 1, width: uint64(w.tickNanos(last) - lo), b: b}
 }
 
 // firstSlot returns the earliest occupied slot of the wheel; false if the

@@ -99,7 +99,9 @@ func (w *Wheel) Extend(key, kind string, now time.Time, window, cap time.Duratio
 	if i != nilIdx && e.since != noSince { // the window goes on: the common case
 		old := e.at
 		e.at = w.clampAt(min(addNanos(nowNs, window), addNanos(e.since, cap)))
-		w.rearm(i, e, old)
+		if !w.stays(e) {
+			w.rearm(i, e, old)
+		}
 		return time.Unix(0, e.at)
 	}
 	// A window starts now: a new key, or one pushed or reset (no Since).
