@@ -3,6 +3,7 @@ package deadlines
 import (
 	"math"
 	"strings"
+	"unsafe"
 )
 
 // kinds interns Kind strings to small integers, so an entry holds two bytes
@@ -28,8 +29,17 @@ func newKinds() kinds {
 	return kinds{names: []string{""}, pending: []int{0}, ids: map[string]uint16{"": 0}}
 }
 
-// intern returns the id of kind, adding it if it is new.
+// intern returns the id of kind, adding it if it is new. The kind
+// interned last, passed again as the same string, costs no call.
 func (k *kinds) intern(kind string) uint16 {
+	if len(kind) == len(k.lastName) && unsafe.StringData(kind) == unsafe.StringData(k.lastName) {
+		return k.last
+	}
+	return k.internAny(kind)
+}
+
+// internAny is intern for any string.
+func (k *kinds) internAny(kind string) uint16 {
 	if kind == k.lastName {
 		return k.last
 	}

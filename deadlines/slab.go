@@ -163,12 +163,18 @@ func (s *slab) releaseLong(e *entry) {
 // change (a Go string never does; a loader's view of bytes is cloned
 // first).
 func (s *slab) setKey(e *entry, key string) {
-	if len(key) > inlineKey {
+	n := len(key)
+	switch {
+	case n > inlineKey:
 		s.setLongKey(e, key)
 		return
+	case n >= 8 && n <= 16: // two stores, not a call to copy
+		binary.LittleEndian.PutUint64(e.keyBytes[:], load64(key))
+		binary.LittleEndian.PutUint64(e.keyBytes[(n-8)&15:], load64(key[n-8:]))
+	default:
+		copy(e.keyBytes[:], key)
 	}
-	e.keyLen = uint8(len(key))
-	copy(e.keyBytes[:], key)
+	e.keyLen = uint8(n)
 }
 
 //go:noinline
