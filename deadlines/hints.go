@@ -56,10 +56,16 @@ func (x *hints) get(s *slab, key string, h uint32) (int32, *entry) {
 		}
 		i := int32(v&0xffffff) - 1
 		if e := s.at(i); e.hash == h && e.live() {
-			if !s.hasKey(e, key) {
+			if n := len(key); n >= 8 && n <= 16 {
+				if !e.holdsShort(n, load64(key), load64(key[n-8:])) {
+					return nilIdx, nil
+				}
+			} else if !s.hasKey(e, key) {
 				return nilIdx, nil
 			}
-			copy(set[1:j+1], set[:j])
+			for ; j > 0; j-- { // a copy of at most three ways, without a call
+				set[j] = set[j-1]
+			}
 			set[0] = v
 			return i, e
 		}

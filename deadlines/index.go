@@ -1,6 +1,9 @@
 package deadlines
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // index maps keys to slab indices: an open-addressing hash table in the
 // style of a Swiss table, 4 bytes a slot.
@@ -35,12 +38,17 @@ type index struct {
 	gen    uint32 // counts the tables made: a position is valid within one
 }
 
-// group is 64 bytes: ctrl[0] describes slots 0 to 7, ctrl[1] slots 8 to 15;
-// slot j's slab index is the 3 bytes at idx[3j:], little-endian.
+// group is 64 bytes: ctrl[j] describes slot j, read eight at a time as a
+// little-endian word (word 0 slots 0 to 7, word 1 slots 8 to 15) and
+// written one byte at a time; slot j's slab index is the 3 bytes at
+// idx[3j:], little-endian.
 type group struct {
-	ctrl [2]uint64
+	ctrl [groupSize]byte
 	idx  [3 * groupSize]byte
 }
+
+// word is control word w (0 or 1).
+func (g *group) word(w int) uint64 { return binary.LittleEndian.Uint64(g.ctrl[(w&1)*8:]) }
 
 const (
 	groupSize = 16
@@ -49,12 +57,17 @@ const (
 	ctrlEmpty   = 0x80
 	ctrlDeleted = 0xfe // a full slot holds its hash's low 7 bits, 0x00 to 0x7f
 
-	lsb        = 0x0101010101010101
-	msb        = 0x8080808080808080
-	emptyGroup = lsb * ctrlEmpty
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
 
 	noPos = ^uint32(0)
 )
+
+// emptyCtrl is the control bytes of an empty group.
+var emptyCtrl = [groupSize]byte{
+	ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty,
+	ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty,
+}
 
 // matchTag returns the bytes of ctrl equal to tag, as the top bit of each
 // byte (with rare false positives, which the key comparison rejects).
@@ -75,16 +88,16 @@ func bitmap(m uint64) uint16 { return uint16((m >> 7) * 0x0102040810204080 >> 56
 // slotsOf gathers a match of both control words into one bit per slot.
 func slotsOf(lo, hi uint64) uint16 { return bitmap(lo) | bitmap(hi)<<8 }
 
-func (g *group) matchFull() uint16 { return slotsOf(^g.ctrl[0]&msb, ^g.ctrl[1]&msb) }
-func (g *group) hasEmpty() bool    { return matchEmpty(g.ctrl[0])|matchEmpty(g.ctrl[1]) != 0 }
+func (g *group) matchFull() uint16 { return slotsOf(^g.word(0)&msb, ^g.word(1)&msb) }
+func (g *group) hasEmpty() bool    { return matchEmpty(g.word(0))|matchEmpty(g.word(1)) != 0 }
 
 // firstFree is the slot of the group's first free (empty or deleted) slot;
 // groupSize if it has none.
 func (g *group) firstFree() uint32 {
-	if m := matchFree(g.ctrl[0]); m != 0 {
+	if m := matchFree(g.word(0)); m != 0 {
 		return byteSlot(0, m)
 	}
-	if m := matchFree(g.ctrl[1]); m != 0 {
+	if m := matchFree(g.word(1)); m != 0 {
 		return byteSlot(1, m)
 	}
 	return groupSize
@@ -98,12 +111,9 @@ func byteSlot(w int, m uint64) uint32 { return uint32(w*8 + bits.TrailingZeros64
 // first is the slot of the lowest match.
 func first(match uint16) uint32 { return uint32(bits.TrailingZeros16(match)) }
 
-func (g *group) ctrlAt(j uint32) uint8 { return uint8(g.ctrl[j/8] >> (8 * (j % 8))) }
+func (g *group) ctrlAt(j uint32) uint8 { return g.ctrl[j%groupSize] }
 
-func (g *group) setCtrl(j uint32, c uint8) {
-	w, b := j/8, 8*(j%8)
-	g.ctrl[w] = g.ctrl[w]&^(0xff<<b) | uint64(c)<<b
-}
+func (g *group) setCtrl(j uint32, c uint8) { g.ctrl[j%groupSize] = c }
 
 // slot is the slab index in slot j.
 func (g *group) slot(j uint32) int32 {
@@ -116,7 +126,10 @@ func (g *group) setSlot(j uint32, i int32) {
 	b[0], b[1], b[2] = byte(i), byte(i>>8), byte(i>>16)
 }
 
-func (x *index) home(h uint32) (g uint32, tag uint8) { return h >> x.shift, uint8(h & 0x7f) }
+// home is h's home group and tag. A table has at least minGroups groups,
+// so shift is at most 31 (the mask tells the compiler so: no test for a
+// shift past the word).
+func (x *index) home(h uint32) (g uint32, tag uint8) { return h >> (x.shift & 31), uint8(h & 0x7f) }
 
 // find returns the slab index and entry of key, and its slot position
 // (group*8 + slot). When key is absent it returns nilIdx, a nil entry, and
@@ -147,8 +160,8 @@ func (x *index) findHash(s *slab, h uint32) (int32, *entry, uint32) {
 		return nilIdx, nil, noPos
 	}
 	g, tag := x.home(h)
-	grp := &x.groups[g&x.mask]
-	lo, hi := grp.ctrl[0], grp.ctrl[1]
+	grp := &x.groups[g]
+	lo, hi := grp.word(0), grp.word(1)
 	for m := matchTag(lo, tag); m != 0; m &= m - 1 {
 		if i, e := grp.entry(s, byteSlot(0, m)); e.hash == h {
 			return i, e, g*groupSize + byteSlot(0, m)
@@ -170,7 +183,7 @@ func (x *index) findFurther(s *slab, h, g uint32, tag uint8) (int32, *entry, uin
 	free := noPos
 	for step := uint32(1); ; step++ {
 		grp := &x.groups[g&x.mask]
-		lo, hi := grp.ctrl[0], grp.ctrl[1]
+		lo, hi := grp.word(0), grp.word(1)
 		for m := matchTag(lo, tag); m != 0; m &= m - 1 {
 			j := byteSlot(0, m)
 			if i, e := grp.entry(s, j); e.hash == h {
@@ -210,8 +223,8 @@ func (x *index) findKey(s *slab, key string, h uint32) (int32, *entry, uint32) {
 	free := noPos
 	for step := uint32(1); ; step++ {
 		grp := &x.groups[g]
-		for w, c := range grp.ctrl {
-			for m := matchTag(c, tag); m != 0; m &= m - 1 {
+		for w := range 2 {
+			for m := matchTag(grp.word(w), tag); m != 0; m &= m - 1 {
 				j := byteSlot(w, m)
 				i := grp.slot(j)
 				if e := s.at(i); e.hash == h && s.hasKey(e, key) {
@@ -237,8 +250,8 @@ func (x *index) position(i int32, h uint32) uint32 {
 	g, tag := x.home(h)
 	for step := uint32(1); ; step++ {
 		grp := &x.groups[g]
-		for w, c := range grp.ctrl {
-			for m := matchTag(c, tag); m != 0; m &= m - 1 {
+		for w := range 2 {
+			for m := matchTag(grp.word(w), tag); m != 0; m &= m - 1 {
 				if j := byteSlot(w, m); grp.slot(j) == i {
 					return g*groupSize + j
 				}
@@ -323,7 +336,7 @@ func (x *index) empty(n int) {
 		limit:  n * groupSize / 8 * 7,
 	}
 	for g := range x.groups {
-		x.groups[g].ctrl = [2]uint64{emptyGroup, emptyGroup}
+		x.groups[g].ctrl = emptyCtrl
 	}
 }
 

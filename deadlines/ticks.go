@@ -31,10 +31,18 @@ var (
 
 // toNanos converts t to nanoseconds since the epoch, clamped to int64.
 func toNanos(t time.Time) int64 {
-	if s := t.Unix(); uint64(s+fastSeconds) < 2*fastSeconds { // -fastSeconds <= s < fastSeconds, in one compare
-		return s*1e9 + int64(t.Nanosecond())
+	if ns, ok := fastNanos(t); ok {
+		return ns
 	}
 	return clampedNanos(t)
+}
+
+// fastNanos is toNanos for an instant whose UnixNano is certainly
+// representable (ok), small enough to be inlined where a conversion is on
+// a hot path: the caller calls clampedNanos when it is not ok.
+func fastNanos(t time.Time) (int64, bool) {
+	s := t.Unix()
+	return s*1e9 + int64(t.Nanosecond()), uint64(s+fastSeconds) < 2*fastSeconds // -fastSeconds <= s < fastSeconds, in one compare
 }
 
 // clampedNanos is toNanos for an instant near or beyond the int64 range.

@@ -74,7 +74,11 @@ func (w *Wheel) Len() int { return w.slab.live }
 // Push makes key fire no later than at. It reports whether the pending At
 // changed (created, or pulled earlier).
 func (w *Wheel) Push(key, kind string, at time.Time, payload []byte) bool {
-	ns := w.clampAt(toNanos(at))
+	ns, ok := fastNanos(at) // toNanos without a call
+	if !ok {
+		ns = clampedNanos(at)
+	}
+	ns = w.clampAt(ns)
 	i, e, h, pos := w.lookup(key, false)
 	if i == nilIdx {
 		w.add(key, h, pos, w.kinds.intern(kind), ns, noSince, payload)
@@ -94,8 +98,11 @@ func (w *Wheel) Push(key, kind string, at time.Time, payload []byte) bool {
 // Extend slides key's window: At = min(now+window, Since+cap), Since kept from
 // the first extend. It returns the new At.
 func (w *Wheel) Extend(key, kind string, now time.Time, window, cap time.Duration) time.Time {
+	nowNs, ok := fastNanos(now) // toNanos without a call
+	if !ok {
+		nowNs = clampedNanos(now)
+	}
 	i, e, h, pos := w.lookup(key, true)
-	nowNs := toNanos(now)
 	if i != nilIdx && e.since != noSince { // the window goes on: the common case
 		old := e.at
 		e.at = w.clampAt(min(addNanos(nowNs, window), addNanos(e.since, cap)))

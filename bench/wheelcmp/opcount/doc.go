@@ -15,7 +15,7 @@
 // signals.)
 //
 // What it owns: the loops, each as the matching benchmark body with 1,000
-// deadlines pending a month out: extend (re-arm across -keys keys, in
+// deadlines pending a month out (-pending, 1,000 unless told): extend (re-arm across -keys keys, in
 // order, each named in an equal string of its own), pushcancel, pushfire,
 // reset (Timer.Reset across -keys timers), resetmap (the same timers
 // held in a map by key, each found by an equal string of its own, with

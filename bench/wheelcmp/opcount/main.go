@@ -25,9 +25,10 @@ func main() {
 	op := flag.String("op", "extend", "extend, pushcancel, pushfire, reset or resetmap")
 	n := flag.Int("n", 100_000, "operations")
 	nkeys := flag.Int("keys", 4096, "distinct keys (a power of two)")
+	pending := flag.Int("pending", 1000, "deadlines pending a month out (the wheel's; resetmap's map keeps 1,000)")
 	flag.Parse()
 	w := deadlines.NewWheel(time.Millisecond, start)
-	for i, k := range makeKeys("pending", 1000) {
+	for i, k := range makeKeys("pending", *pending) {
 		w.Push(k, "pending", start.Add(30*24*time.Hour+time.Duration(i)*time.Microsecond), nil)
 	}
 	keys, again := makeKeys("warm", *nkeys), makeKeys("warm", *nkeys)
