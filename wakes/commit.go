@@ -227,7 +227,6 @@ func (p *pipeline) commit(batch []*item) {
 	lap(3)
 	p.stats.add(len(batch), len(ops) > 0, stages)
 	p.lastItems, p.lastWrite = len(batch), stages[0]
-	p.lastItems, p.lastWrite = len(batch), stages[0]
 }
 
 // keep returns s emptied for the next batch, or nil once it is larger
