@@ -204,7 +204,8 @@ func (w *Wheel) lookup(key string, hinted bool) (i int32, e *entry, h, pos uint3
 	}
 	h = w.keyHash.words(a, b, n)
 	if hinted && len(w.hints.ways) != 0 {
-		if i, e = w.fromHints(key, h); i != nilIdx {
+		if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
+			w.recent, w.recentEntry, w.recentPos = i, e, noPos
 			return i, e, h, noPos
 		}
 	}
@@ -223,23 +224,14 @@ func (w *Wheel) lookupAny(key string, hinted bool) (i int32, e *entry, h, pos ui
 	}
 	h = w.hash(key)
 	if hinted && len(w.hints.ways) != 0 {
-		if i, e = w.fromHints(key, h); i != nilIdx {
+		if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
+			w.recent, w.recentEntry, w.recentPos = i, e, noPos
 			return i, e, h, noPos
 		}
 	}
 	i, e, pos = w.index.find(&w.slab, key, h)
 	w.found(i, e, h, pos)
 	return i, e, h, pos
-}
-
-// fromHints returns the entry the hints name for key, with hash h, as the
-// entry found last; or nilIdx. The wheel must have hints.
-func (w *Wheel) fromHints(key string, h uint32) (int32, *entry) {
-	i, e := w.hints.get(&w.slab, key, h)
-	if i != nilIdx {
-		w.recent, w.recentEntry, w.recentPos = i, e, noPos
-	}
-	return i, e
 }
 
 // lastFound returns the entry found or added last, and its index position
