@@ -247,10 +247,6 @@ func (w *Wheel) lastFound(key string) (int32, *entry, uint32) {
 	return nilIdx, nil, noPos
 }
 
-func (w *Wheel) setRecent(i int32, pos uint32) {
-	w.recent, w.recentEntry, w.recentPos = i, w.slab.at(i), pos
-}
-
 // found remembers what an index lookup found: as the entry found last,
 // and in the hints.
 func (w *Wheel) found(i int32, e *entry, h, pos uint32) {
@@ -280,7 +276,7 @@ func (w *Wheel) add(key string, h, pos uint32, kind uint16, at, since int64, pay
 		pos = noPos
 		w.hints.fit(len(w.index.groups) * groupSize)
 	}
-	w.setRecent(i, pos)
+	w.recent, w.recentEntry, w.recentPos = i, e, pos
 	w.link(i, e, w.bucketFor(w.dueTick(at)))
 }
 
