@@ -102,11 +102,11 @@ func (s *Service) itemOfAll(effs []ob.Effects) *item {
 			e := &effs[i].Ledger[j]
 			val, ok := appendEntry(free, e)
 			if !ok {
-				j, err := json.Marshal(e)
+				raw, err := json.Marshal(e)
 				if err != nil {
 					continue // a time encoding/json refuses: no entry, as ever
 				}
-				val = append(free, j...)
+				val = append(free, raw...)
 			}
 			free, val = val[len(val):], val[:len(val):len(val)]
 			s.ledger++

@@ -176,12 +176,13 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 // from the read-and-build pipeline. It stays relaxed until settle, which
 // the caller runs once the daemon is ready: settle returns the reload's
 // garbage to the system, so the resident memory follows the wheel, not the
-// reload's peak, and then sets the collector to steadyGCPercent, kept at
-// least heapFloor of garbage apart (gcfloor.go), unless GOGC is set. Both happen beside the serving daemon, not on its way to
-// ready: one whole collection of a heap that is mostly the wheel (tens of
-// milliseconds at a million deadlines). Lowering the percent first would
-// start a collection at once, its assists charged to the start-up, and
-// FreeOSMemory would then run a second one.
+// reload's peak, and then sets the collector to steadyGCPercent, its
+// collections kept at least heapFloor of garbage apart (gcfloor.go),
+// unless GOGC is set. Both happen beside the serving daemon, not on its
+// way to ready: one whole collection of a heap that is mostly the wheel
+// (tens of milliseconds at a million deadlines). Lowering the percent
+// first would start a collection at once, its assists charged to the
+// start-up, and FreeOSMemory would then run a second one.
 func loadEngine(db scheduler.Store, opts scheduler.Options, now time.Time) (eng *scheduler.Engine, settle func(), err error) {
 	steady := debug.SetGCPercent(reloadGCPercent)
 	_, set := os.LookupEnv("GOGC")
