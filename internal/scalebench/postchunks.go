@@ -68,23 +68,33 @@ func (w *chunkWay) finish(posts int) posterRun {
 	return r
 }
 
-func chunkedRound(bin, work string, round, posts, chunk int) (in, sock, one posterRun, err error) {
+// chunkedRound is one round in turns; with vs (-vs) the two socket ways of
+// that binary take their turns too, and come back in against.
+func chunkedRound(bin, vs, work string, round, posts, chunk int) (in, sock, one posterRun, against []posterRun, err error) {
 	ctx := context.Background()
 	p, err := openInProcess(filepath.Join(work, fmt.Sprint("inproc-", round)))
 	if err != nil {
-		return in, sock, one, err
+		return in, sock, one, nil, err
 	}
 	defer p.close()
 	ways := []*chunkWay{{post: p.post}}
-	for _, open := range []func(context.Context, string) (func(int, int64) error, error){openSocketPosters, openSharedPosters} {
-		d, stats, err := startPosterDaemon(bin, work, round)
+	type socketWay struct {
+		bin  string
+		open func(context.Context, string) (func(int, int64) error, error)
+	}
+	socketWays := []socketWay{{bin, openSocketPosters}, {bin, openSharedPosters}}
+	if vs != "" {
+		socketWays = append(socketWays, socketWay{vs, openSocketPosters}, socketWay{vs, openSharedPosters})
+	}
+	for _, sw := range socketWays {
+		d, stats, err := startPosterDaemon(sw.bin, work, round)
 		if err != nil {
-			return in, sock, one, err
+			return in, sock, one, nil, err
 		}
 		defer d.stop()
-		post, err := open(ctx, d.sock)
+		post, err := sw.open(ctx, d.sock)
 		if err != nil {
-			return in, sock, one, err
+			return in, sock, one, nil, err
 		}
 		ways = append(ways, &chunkWay{post: post, daemon: d, stats: stats})
 	}
@@ -96,19 +106,19 @@ func chunkedRound(bin, work string, round, posts, chunk int) (in, sock, one post
 		n := min(chunk, posts-int(ways[0].done))
 		for j := range ways {
 			if err := ways[(j+k+round)%len(ways)].chunk(n); err != nil {
-				return in, sock, one, err
+				return in, sock, one, nil, err
 			}
 		}
 	}
 	c1, s1 := p.counts()
-	in, sock, one = ways[0].finish(posts), ways[1].finish(posts), ways[2].finish(posts)
-	in.commits = diffCounts(c0, c1, s0, s1)
-	for _, w := range []struct {
-		way *chunkWay
-		run *posterRun
-	}{{ways[1], &sock}, {ways[2], &one}} {
-		w.way.daemon.stop() // writes its counters (the deferred stop finds it stopped)
-		w.run.commits = readCommitCounts(w.way.stats)
+	runs := make([]posterRun, len(ways))
+	for i, w := range ways {
+		runs[i] = w.finish(posts)
+		if w.daemon != nil {
+			w.daemon.stop() // writes its counters (the deferred stop finds it stopped)
+			runs[i].commits = readCommitCounts(w.stats)
+		}
 	}
-	return in, sock, one, nil
+	runs[0].commits = diffCounts(c0, c1, s0, s1)
+	return runs[0], runs[1], runs[2], runs[3:], nil
 }

@@ -26,6 +26,8 @@ var (
 	// the daemon, or on this process in process) and print posts per fsync.
 	fsyncsFlag = flag.Bool("fsyncs", false, "with -only posters: count each way's fsyncs with perf stat (root, perf installed) and print posts per fsync")
 	// chunkFlag: interleave the three ways within a round (postchunks.go).
+	// vsFlag: with -chunk, a second daemon's two ways in the same turns.
+	vsFlag    = flag.String("vs", "", "with -only posters -chunk N: another wakewheel binary whose (a) and (b) post in the same turns, printed beside -bin's as (a') and (b')")
 	chunkFlag = flag.Int("chunk", 0, "with -only posters: open the three ways together for each round and post in turns of this many posts each, -posts in all each way (0: each way in a phase of its own, on a store opened for it)")
 )
 
@@ -52,12 +54,13 @@ func runPosters(bin, work string, posts, rounds int) error {
 		how = fmt.Sprintf("the three ways in turns of %d posts", *chunkFlag)
 	}
 	fmt.Printf("# 64 posters, %d posts each way, %d rounds, %s; load average %s\n", posts, rounds, how, loadAverage())
-	var own, shared []float64
+	var own, shared, ownVs, sharedVs []float64
 	for r := range rounds {
 		var in, sock, one posterRun
+		var against []posterRun
 		var err error
 		if *chunkFlag > 0 {
-			in, sock, one, err = chunkedRound(bin, work, r, posts, *chunkFlag)
+			in, sock, one, against, err = chunkedRound(bin, *vsFlag, work, r, posts, *chunkFlag)
 		} else {
 			err = phasedRound(bin, work, r, posts, &in, &sock, &one)
 		}
@@ -73,11 +76,28 @@ func runPosters(bin, work string, posts, rounds int) error {
 		}{{"in-process", in}, {"(a)", sock}, {"(b)", one}} {
 			fmt.Printf("  %s: %s\n", c.name, c.run.cycle(posts))
 		}
+		if len(against) == 2 {
+			a, b := against[0], against[1]
+			ownVs, sharedVs = append(ownVs, a.rate/in.rate), append(sharedVs, b.rate/in.rate)
+			fmt.Printf("  -vs %s: (a') %.0f/s, ratio %.2f, CPU per post: daemon %v, posters' process %v; (b') %.0f/s, ratio %.2f, CPU per post: daemon %v, posters' process %v\n",
+				*vsFlag, a.rate, a.rate/in.rate, a.daemonCPU, a.clientCPU, b.rate, b.rate/in.rate, b.daemonCPU, b.clientCPU)
+			fmt.Printf("  (a'): %s\n  (b'): %s\n", a.cycle(posts), b.cycle(posts))
+		}
 	}
-	for _, m := range []struct {
+	medians := []struct {
 		name   string
 		ratios []float64
-	}{{"(a) 64 clients, a connection each", own}, {"(b) one client shared by 64 goroutines", shared}} {
+	}{{"(a) 64 clients, a connection each", own}, {"(b) one client shared by 64 goroutines", shared}}
+	if len(ownVs) > 0 {
+		medians = append(medians, struct {
+			name   string
+			ratios []float64
+		}{"(a') -vs, 64 clients", ownVs}, struct {
+			name   string
+			ratios []float64
+		}{"(b') -vs, one client shared", sharedVs})
+	}
+	for _, m := range medians {
 		slices.Sort(m.ratios)
 		fmt.Printf("64 posters, %s: ratio to in-process median %.2f (spread %.2f–%.2f over %d rounds)\n",
 			m.name, m.ratios[len(m.ratios)/2], m.ratios[0], m.ratios[len(m.ratios)-1], len(m.ratios))
