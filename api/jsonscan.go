@@ -119,10 +119,25 @@ func (s *scan) key() []byte {
 
 // str reads a string: plain bytes, the short escapes and \u escapes
 // outside the surrogate range; valid UTF-8 only.
-func (s *scan) str() string {
+func (s *scan) str() string { return string(s.strBytes()) }
+
+// strLike is str, but for a string whose bytes are like's it returns like
+// itself, without a copy: an answer echoes what its request sent (the
+// client's lane, id, class and body).
+func (s *scan) strLike(like string) string {
+	b := s.strBytes()
+	if string(b) == like {
+		return like
+	}
+	return string(b)
+}
+
+// strBytes reads a string as str does: its bytes, s.b's own when it has no
+// escape (valid until s.b changes).
+func (s *scan) strBytes() []byte {
 	if !s.ok || s.i >= len(s.b) || s.b[s.i] != '"' {
 		s.ok = false
-		return ""
+		return nil
 	}
 	s.i++
 	start := s.i
@@ -135,19 +150,19 @@ func (s *scan) str() string {
 			s.i++
 			if !utf8.Valid(raw) {
 				s.ok = false
-				return ""
+				return nil
 			}
 			if buf == nil {
-				return string(raw)
+				return raw
 			}
-			return string(append(buf, raw...))
+			return append(buf, raw...)
 		case c < 0x20:
 			s.ok = false
-			return ""
+			return nil
 		case c == '\\':
 			if !utf8.Valid(s.b[start:s.i]) || s.i+1 >= len(s.b) {
 				s.ok = false
-				return ""
+				return nil
 			}
 			buf = append(buf, s.b[start:s.i]...)
 			var r rune
@@ -168,12 +183,12 @@ func (s *scan) str() string {
 				r = s.hex4(s.i + 2)
 				if r < 0 || utf8.RuneLen(r) < 0 || (r >= 0xD800 && r < 0xE000) {
 					s.ok = false
-					return ""
+					return nil
 				}
 				s.i += 4
 			default:
 				s.ok = false
-				return ""
+				return nil
 			}
 			buf = utf8.AppendRune(buf, r)
 			s.i += 2
@@ -183,7 +198,7 @@ func (s *scan) str() string {
 		}
 	}
 	s.ok = false
-	return ""
+	return nil
 }
 
 func (s *scan) hex4(at int) rune {
@@ -261,7 +276,7 @@ func (s *scan) digitEnd() {
 // of the string as it stands (one with escapes is left to encoding/json).
 func (s *scan) timestamp() time.Time {
 	start := s.i
-	s.str()
+	s.strBytes()
 	var t time.Time
 	if s.ok && (bytes.IndexByte(s.b[start:s.i], '\\') >= 0 || t.UnmarshalJSON(s.b[start:s.i]) != nil) {
 		s.ok = false

@@ -32,7 +32,7 @@ func (c *Client) Post(ctx context.Context, req PostRequest) (PostResult, error) 
 	n, err := withRetry(ctx, func() error {
 		return c.send(ctx, http.MethodPost, "/v1/obligations", body, true, func(data []byte) error {
 			var ok bool
-			if out, ok = parsePostResult(data); ok {
+			if out, ok = parsePostAnswer(data, &req); ok { // the strings it echoes are req's
 				return nil
 			}
 			out = PostResult{}

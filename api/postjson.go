@@ -90,12 +90,16 @@ func appendPostResult(b []byte, res *PostResult) ([]byte, bool) {
 }
 
 // parsePostResult reads a post's answer; false: leave it to encoding/json.
-func parsePostResult(b []byte) (res PostResult, ok bool) {
+func parsePostResult(b []byte) (res PostResult, ok bool) { return parsePostAnswer(b, nil) }
+
+// parsePostAnswer is parsePostResult of the answer to req (nil: any): the
+// strings the answer echoes as req sent them are req's own, not copies.
+func parsePostAnswer(b []byte, req *PostRequest) (res PostResult, ok bool) {
 	s := newScan(b)
 	s.object(func(k []byte) {
 		switch string(k) {
 		case "obligation":
-			parseObligation(s, &res.Obligation)
+			parseObligation(s, &res.Obligation, req)
 		case "duplicate":
 			res.Duplicate = s.boolean()
 		case "route":
@@ -137,19 +141,25 @@ func appendObligation(b []byte, o *ob.Obligation) ([]byte, bool) {
 	return append(b, '}'), ok
 }
 
-func parseObligation(s *scan, o *ob.Obligation) {
+// parseObligation reads an obligation; like, when not nil, is the request
+// it answers (strLike).
+func parseObligation(s *scan, o *ob.Obligation, like *PostRequest) {
+	var lane, id, class, body string
+	if like != nil {
+		lane, id, class, body = like.Lane, like.ID, like.Class, like.Body
+	}
 	s.object(func(k []byte) {
 		switch string(k) {
 		case "lane":
-			o.Lane = s.str()
+			o.Lane = s.strLike(lane)
 		case "seq":
 			o.Seq = s.uint()
 		case "id":
-			o.ID = s.str()
+			o.ID = s.strLike(id)
 		case "class":
-			o.Class = ob.Class(s.str())
+			o.Class = ob.Class(s.strLike(class))
 		case "body":
-			o.Body = s.str()
+			o.Body = s.strLike(body)
 		case "locator":
 			parseLocator(s, &o.Locator)
 		case "key":

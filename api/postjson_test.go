@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	ob "github.com/wakewheel/wakewheel/obligations"
 )
@@ -118,6 +119,12 @@ func FuzzPostJSON(f *testing.F) {
 				t.Fatalf("%q read as %+v; encoding/json refuses it: %v", b, got, err)
 			}
 			sameResult(t, string(b), got, want)
+			like := PostRequest{Lane: got.Obligation.Lane, ID: "s", Class: "human", Body: got.Obligation.Body}
+			if read, ok := parsePostAnswer(b, &like); !ok {
+				t.Fatalf("%q read alone, left to encoding/json with a request", b)
+			} else {
+				sameResult(t, string(b), read, want)
+			}
 		}
 	})
 }
@@ -130,5 +137,57 @@ func sameResult(t *testing.T, in string, got, want PostResult) {
 	got.Obligation.Posted, want.Obligation.Posted = time.Time{}, time.Time{}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s read as %+v; encoding/json %+v", in, got, want)
+	}
+}
+
+// An answer read with the request it answers reads the same values as
+// without it, whether its strings are the request's or not, and takes the
+// request's own strings where they are alike.
+func TestPostAnswerReadWithItsRequest(t *testing.T) {
+	for _, res := range results() {
+		got, _ := appendPostResult(nil, &res)
+		want, ok := parsePostResult(got)
+		if !ok {
+			t.Fatalf("result %s: left to encoding/json", got)
+		}
+		o := res.Obligation
+		for _, like := range []PostRequest{{Lane: o.Lane, ID: o.ID, Class: string(o.Class), Body: o.Body}, {Lane: o.Lane + "x", ID: "", Class: "human", Body: "-"}} {
+			read, ok := parsePostAnswer(got, &like)
+			if !ok {
+				t.Fatalf("result %s with %+v: left to encoding/json", got, like)
+			}
+			sameResult(t, string(got), read, want)
+		}
+	}
+	req := PostRequest{Lane: "lane-3", ID: "s1", Class: "human", Body: "please review the retry budget"}
+	res := PostResult{Obligation: ob.Obligation{Lane: req.Lane, Seq: 7, ID: req.ID, Class: ob.Class(req.Class), Body: req.Body, Posted: time.Now()}}
+	b, _ := appendPostResult(nil, &res)
+	read, _ := parsePostAnswer(b, &req)
+	if unsafe.StringData(read.Obligation.Body) != unsafe.StringData(req.Body) || unsafe.StringData(read.Obligation.Lane) != unsafe.StringData(req.Lane) {
+		t.Error("the answer's body and lane were copied, not the request's")
+	}
+	if n := testing.AllocsPerRun(100, func() { parsePostAnswer(b, &req) }); n != 0 {
+		t.Errorf("reading the answer to its request allocates %v times, want 0", n)
+	}
+}
+
+// BenchmarkParsePostAnswer is the client's reading of a post's answer,
+// with the request it answers and without.
+func BenchmarkParsePostAnswer(b *testing.B) {
+	req := PostRequest{Lane: "lane-3", ID: "s12345", Class: "human", Body: "please review the retry budget in scheduler/engine.go"}
+	res := PostResult{Obligation: ob.Obligation{Lane: req.Lane, Seq: 12345, ID: req.ID, Class: ob.Class(req.Class), Body: req.Body, Posted: time.Now()}}
+	data, _ := appendPostResult(nil, &res)
+	for _, c := range []struct {
+		name string
+		like *PostRequest
+	}{{"request", &req}, {"alone", nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := parsePostAnswer(data, c.like); !ok {
+					b.Fatal("left to encoding/json")
+				}
+			}
+		})
 	}
 }
