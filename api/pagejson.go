@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"runtime"
 	"sync"
 	"time"
@@ -27,6 +28,12 @@ type pageWriter struct {
 	n    int    // deadlines written
 	last []byte // the key written last: the next page's cursor
 	ok   bool   // false once a time encoding/json would refuse came
+	// times writes the times; kind is the kind written last and kindJSON
+	// its JSON, written again for the next deadline of the same kind (a
+	// page is mostly of one kind).
+	times    pageTimes
+	kind     []byte
+	kindJSON []byte
 }
 
 // start begins a page in b[:0].
@@ -51,11 +58,15 @@ func (p *pageWriter) add(key, kind []byte, at, since time.Time) {
 	b := append(p.b, `{"key":`...)
 	b = appendString(b, transient(key))
 	b = append(b, `,"kind":`...)
-	b = appendString(b, transient(kind))
+	if !bytes.Equal(kind, p.kind) || p.kindJSON == nil {
+		p.kind = append(p.kind[:0], kind...)
+		p.kindJSON = appendString(p.kindJSON[:0], transient(kind))
+	}
+	b = append(b, p.kindJSON...)
 	b = append(b, `,"at":`...)
-	if b, p.ok = appendTime(b, at); p.ok && !since.IsZero() {
+	if b, p.ok = p.times.append(b, at); p.ok && !since.IsZero() {
 		b = append(b, `,"since":`...)
-		b, p.ok = appendTime(b, since)
+		b, p.ok = p.times.append(b, since)
 	}
 	p.b = append(b, '}')
 }
