@@ -47,12 +47,20 @@ const (
 	ReaderBurst = 20 * time.Millisecond
 )
 
-// readerOverhead is a request's work outside its handler, which the gate
-// does not see: the HTTP server reading, parsing and answering it through
-// the socket (~45-53 µs of the daemon's CPU a request, measured with the
-// posts). A status is ~100 µs in its handler: without it, polling callers
-// would spend a third more than their share.
-const readerOverhead = 50 * time.Microsecond
+// readerOverhead is what a reader's request costs the machine outside its
+// handler, which the gate does not see. In the daemon ~100 µs (measured at
+// a million pending with callers polling status or paging in a loop: the
+// HTTP server reading, parsing and answering it, the threads woken to
+// serve it, the collector's work on a page's garbage; a post's is ~50 µs);
+// and in its caller, which is on this machine (a unix socket) and is woken
+// for every answer, ~70 µs for a status and ~200 µs for a page of 1,000
+// (BENCHMARKS.md, "Posts under callers, ninth landing"). Counted at a
+// post's 50 µs, ten callers polling and paging in a loop got a third more
+// answers a second than they get now, and the wake-ups of those answers on
+// both sides of the socket took a core from the posts often enough that
+// post p99 under them was above twice its idle p99 in about a third of
+// the runs.
+const readerOverhead = 200 * time.Microsecond
 
 func newListingGate() *listingGate {
 	return &listingGate{places: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
