@@ -96,8 +96,10 @@ func runLateness(bin, work string, n, probes, turns int, against string) error {
 		for i, d := range ds {
 			tag := fmt.Sprintf("%s-%d", vs[i].label, r)
 			m := smp.mark()
+			idle0 := d.cpu()
 			p := probeFires(context.Background(), d.client, max(1, probes/turns), "idle-"+tag)
 			idle[i].add(p, smp.since(m))
+			idle[i].cpu += (d.cpu() - idle0).Seconds() / time.Since(m).Seconds()
 			m = smp.mark()
 			cpu0, self0, wait0 := d.cpu(), selfCPU(), d.runDelay()
 			p, listed := underLoad(context.Background(), d, max(1, probes/turns), "busy-"+tag)
@@ -118,6 +120,7 @@ func runLateness(bin, work string, n, probes, turns int, against string) error {
 		fmt.Printf("%s RSS at the end %.1f MB (peak %.1f MB)\n", v.label, mb(m.rss), mb(m.hwm))
 	}
 	for i, v := range vs {
+		fmt.Printf("%s without callers: the daemon used %.2f cores\n", v.label, idle[i].cpu/float64(turns))
 		fmt.Printf("%s under the callers: the daemon used %.2f cores and its threads waited %.2f s a second for a CPU; the callers' process used %.2f cores, this one (the probes) %.2f; the callers got %.0f status answers and %.0f pages a second\n",
 			v.label, busy[i].cpu/float64(turns), busy[i].wait/float64(turns), busy[i].callersCPU/float64(turns), busy[i].selfCPU/float64(turns), busy[i].statusRate/float64(turns), busy[i].pageRate/float64(turns))
 	}
