@@ -49,6 +49,9 @@ const (
 // falls on all three too. Each round's ratios are printed, with what is
 // known of its commit cycle, then their medians and spread.
 func runPosters(bin, work string, posts, rounds int) error {
+	if *vsFlag != "" && *chunkFlag == 0 {
+		return fmt.Errorf("-vs compares two daemons in the same turns: give -chunk N too")
+	}
 	how := "each way in a phase of its own"
 	if *chunkFlag > 0 {
 		how = fmt.Sprintf("the three ways in turns of %d posts", *chunkFlag)
