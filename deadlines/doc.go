@@ -99,18 +99,27 @@
 // deadline, and a lookup compares the caller's key with bytes in the line
 // it already read for the hash. Payloads, which few deadlines carry, live
 // in a side map. Keys map to entries through a Swiss-style open-addressing
-// table (index.go) of 64-byte groups, one cache line each, of 16 control
-// bytes and 16 three-byte slab indices (so a wheel holds at most
-// MaxPending, 2^24-1, 16.7M deadlines; Apply refuses a new key beyond with
-// ErrFull): 4 to 9 bytes a deadline as the wheel grows (the table never
-// shrinks). In front of it, once the index outgrows the caches, hints
-// (hints.go): four-way sets of the slab indices of the keys found lately,
-// an eighth of the index (at most 1 MiB), so re-arming a working set of keys
-// does not touch a multi-megabyte index. A hint is checked against its
+// table (index.go) of groups of 16 slots, kept in two arrays: the groups'
+// control bytes (16 bytes a group, four groups to a cache line) and their
+// slots (a cache line a group, each slot a slab index in 24 bits, so a
+// wheel holds at most MaxPending, 2^24-1, 16.7M deadlines, and Apply
+// refuses a new key beyond with ErrFull; above it 8 more bits of the
+// key's hash). A lookup of an absent key, what a push of a new deadline
+// asks, reads only its control bytes, a fifth of the table (at 1M pending
+// 2 MiB of 10, which the caches and the TLB keep where they do not keep the
+// rest); a key found reads its slot's line and its entry too. An insert's
+// slot write is held back, up to 16 done at once, and dropped when its key
+// is cancelled first, so a push of a new key and its cancel touch the
+// control bytes only. The table takes 6 to 11 bytes a deadline as the
+// wheel grows (it never shrinks). In front of it, once the index outgrows
+// the caches, hints (hints.go): four-way sets of the slab indices of the
+// keys found lately, a way for every eight slots of the index (at most
+// 1 MiB), so re-arming a working set of keys does not touch a
+// multi-megabyte index. A hint is checked against its
 // entry, so a stale one only costs the probe it failed to save; Push, which
 // mostly creates, goes to the index directly. Altogether a pending deadline
-// with a key of up to 31 bytes takes about 70 bytes, its key included (at
-// 100k pending; 74 at 1M), and of the caller's key the wheel keeps only a
+// with a key of up to 31 bytes takes about 71 bytes, its key included (at
+// 100k pending; 76 at 1M), and of the caller's key the wheel keeps only a
 // long one's string (a Loader clones it). Extend allocates nothing; a push
 // of a new key allocates only when a page or the table grows (or, for a
 // long key, the side table). What hands a deadline out (Advance's fired

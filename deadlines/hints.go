@@ -5,10 +5,10 @@ package deadlines
 // an entry found lately and 8 more bits of its hash (a hash names its set
 // with its low bits), the ones found again in front.
 // The index of a large wheel spans megabytes, so a probe for a key touched a
-// moment ago misses the caches and the TLB; the hints span an eighth of the
-// index (at most maxHints ways, 1 MiB), so the keys a scheduler touches
-// again and again (its roots, lanes and leases) are found in a smaller,
-// hotter table, and their index groups are not touched.
+// moment ago misses the caches and the TLB; the hints hold a way for every
+// eight slots of the index (at most maxHints ways, 1 MiB), so the keys a
+// scheduler touches again and again (its roots, lanes and leases) are found
+// in a smaller, hotter table, and their index groups are not touched.
 //
 // A hint is only a guess: it is checked against the entry (same hash, same
 // key, live), so a stale one (freed, reused, pushed out) costs one compare
@@ -21,8 +21,8 @@ type hints struct {
 
 const (
 	hintWays = 4
-	// minHintedSlots is the index size (slots, 4 bytes each) from which a
-	// wheel keeps hints: 128 KiB of index, past a core's L1 and most of its
+	// minHintedSlots is the index size (slots, 5 bytes each) from which a
+	// wheel keeps hints: 160 KiB of index, past a core's L1 and most of its
 	// L2 once the entries and keys are counted.
 	minHintedSlots = 1 << 15
 	// maxHints bounds the hints at 1 MiB.
@@ -30,7 +30,7 @@ const (
 )
 
 // fit sizes the hints for an index of indexSlots: none below
-// minHintedSlots, else an eighth of the slots (4 bytes a way against 4 a
+// minHintedSlots, else an eighth of the slots (4 bytes a way against 5 a
 // slot), up to maxHints. Growing drops what they held.
 func (x *hints) fit(indexSlots int) {
 	if indexSlots < minHintedSlots || len(x.ways) >= maxHints || len(x.ways) >= indexSlots/8 {

@@ -6,17 +6,26 @@ import (
 )
 
 // index maps keys to slab indices: an open-addressing hash table in the
-// style of a Swiss table, 4 bytes a slot.
+// style of a Swiss table, 5 bytes a slot, in two arrays.
 //
-// Slots come in groups of 16, one 64-byte cache line each: 16 control bytes,
-// one a slot (empty, deleted, or 7 bits of the key's hash), and 16 slab
-// indices of 3 bytes (so a wheel holds at most maxEntries deadlines). A
-// lookup scans the control bytes of a group at once (SWAR bit tricks on two
-// uint64s), reads an entry only for a slot whose 7 hash bits match, and
-// stops at the first group with an empty slot. So a key that is absent
-// usually costs one group, one cache line, and no entry read; a group never
-// straddles two lines (the groups are allocated in multiples of 64 bytes,
-// which the allocator aligns to 64).
+// Slots come in groups of 16. A group's 16 control bytes (one a slot: empty,
+// deleted, or 7 bits of the key's hash) are in ctrl, four groups to a cache
+// line; its 16 slots are in slots, one cache line, each a slab index in 24
+// bits (so a wheel holds at most maxEntries deadlines) below 8 more bits of
+// the key's hash (check). A lookup scans the control bytes of a group at
+// once (SWAR bit tricks on two uint64s), reads the group's slots only when a
+// control byte matches, and an entry only for a slot whose 15 hash bits
+// match; it stops at the first group with an empty slot. So a key that is
+// absent, what a push of a new deadline asks, usually costs one line of the
+// control bytes, a fifth of the table's size (at 1M pending 2 MiB of 10,
+// which stays in the caches and the TLB where the rest does not); a key that
+// is present costs that, its slot line and its entry. An insert's slot
+// write is held back (write): up to maxWrites of them are done together,
+// their misses overlapped, and the last one is dropped if its key is
+// deleted first, as a deadline cancelled just after it was set is, so
+// such a push and cancel touch only the control bytes. A line never
+// straddles two (the arrays are allocated in multiples of 64 bytes, which
+// the allocator aligns to 64).
 //
 // Invariant: a key lives in its home group or in a group further along its
 // probe sequence, and every group before it on that sequence has no empty
@@ -29,26 +38,43 @@ import (
 // cost O(1) amortized per insert). The full 32-bit hash is kept in each
 // entry, so a rebuild hashes no key.
 type index struct {
-	groups []group
-	mask   uint32 // len(groups) - 1; len(groups) is a power of two
-	shift  uint8  // home group = hash >> shift
-	count  int    // full slots
-	used   int    // full and deleted slots
-	limit  int    // the most slots that may be used
-	gen    uint32 // counts the tables made: a position is valid within one
+	ctrl  []ctrlGroup // by group: its control bytes
+	slots []slotGroup // by group: its slots
+	mask  uint32      // len(ctrl) - 1; len(ctrl) is a power of two
+	shift uint8       // home group = hash >> shift
+	count int         // full slots
+	used  int         // full and deleted slots
+	limit int         // the most slots that may be used
+	gen   uint32      // counts the tables made: a position is valid within one
+
+	// The slot writes of the latest inserts, not done yet (writes), with a
+	// bit for each group they may be in (writesIn, by group number modulo
+	// 64): a slot is read through them (slotValue), and they are done all
+	// at once when there are maxWrites (flush).
+	writes   [maxWrites]slotWrite
+	nWrites  int
+	writesIn uint64
 }
 
-// group is 64 bytes: ctrl[j] describes slot j, read eight at a time as a
-// little-endian word (word 0 slots 0 to 7, word 1 slots 8 to 15) and
-// written one byte at a time; slot j's slab index is the 3 bytes at
-// idx[3j:], little-endian.
-type group struct {
-	ctrl [groupSize]byte
-	idx  [3 * groupSize]byte
-}
+// slotWrite is a write of value v to slot position pos.
+type slotWrite struct{ pos, v uint32 }
+
+// maxWrites is how many slot writes an index holds back: enough that the
+// writes of a flush, which do not wait on one another, overlap their cache
+// misses; few enough that a scan of them is short.
+const maxWrites = 16
+
+// ctrlGroup is a group's control bytes: ctrl[j] describes slot j, read eight
+// at a time as a little-endian word (word 0 slots 0 to 7, word 1 slots 8 to
+// 15) and written one byte at a time.
+type ctrlGroup [groupSize]byte
+
+// slotGroup is a group's slots, 64 bytes: slot j holds a slab index in its
+// low 24 bits and the check bits of its key's hash above them.
+type slotGroup [groupSize]uint32
 
 // word is control word w (0 or 1).
-func (g *group) word(w int) uint64 { return binary.LittleEndian.Uint64(g.ctrl[(w&1)*8:]) }
+func (c *ctrlGroup) word(w int) uint64 { return binary.LittleEndian.Uint64(c[(w&1)*8:]) }
 
 const (
 	groupSize = 16
@@ -57,6 +83,8 @@ const (
 	ctrlEmpty   = 0x80
 	ctrlDeleted = 0xfe // a full slot holds its hash's low 7 bits, 0x00 to 0x7f
 
+	slotIndex = 0x00ffffff // a slot's slab index
+
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
 
@@ -64,10 +92,18 @@ const (
 )
 
 // emptyCtrl is the control bytes of an empty group.
-var emptyCtrl = [groupSize]byte{
+var emptyCtrl = ctrlGroup{
 	ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty,
 	ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty, ctrlEmpty,
 }
+
+// check is the 8 bits of h a slot keeps above its slab index, in place:
+// bits 7 to 14, next to the tag's 0 to 6, so that together they tell 2^15
+// hashes apart before an entry is read.
+func check(h uint32) uint32 { return h << 17 & ^uint32(slotIndex) }
+
+// slotOf is the slot value of slab index i with hash h.
+func slotOf(i int32, h uint32) uint32 { return uint32(i) | check(h) }
 
 // matchTag returns the bytes of ctrl equal to tag, as the top bit of each
 // byte (with rare false positives, which the key comparison rejects).
@@ -88,16 +124,16 @@ func bitmap(m uint64) uint16 { return uint16((m >> 7) * 0x0102040810204080 >> 56
 // slotsOf gathers a match of both control words into one bit per slot.
 func slotsOf(lo, hi uint64) uint16 { return bitmap(lo) | bitmap(hi)<<8 }
 
-func (g *group) matchFull() uint16 { return slotsOf(^g.word(0)&msb, ^g.word(1)&msb) }
-func (g *group) hasEmpty() bool    { return matchEmpty(g.word(0))|matchEmpty(g.word(1)) != 0 }
+func (c *ctrlGroup) matchFull() uint16 { return slotsOf(^c.word(0)&msb, ^c.word(1)&msb) }
+func (c *ctrlGroup) hasEmpty() bool    { return matchEmpty(c.word(0))|matchEmpty(c.word(1)) != 0 }
 
 // firstFree is the slot of the group's first free (empty or deleted) slot;
 // groupSize if it has none.
-func (g *group) firstFree() uint32 {
-	if m := matchFree(g.word(0)); m != 0 {
+func (c *ctrlGroup) firstFree() uint32 {
+	if m := matchFree(c.word(0)); m != 0 {
 		return byteSlot(0, m)
 	}
-	if m := matchFree(g.word(1)); m != 0 {
+	if m := matchFree(c.word(1)); m != 0 {
 		return byteSlot(1, m)
 	}
 	return groupSize
@@ -111,20 +147,63 @@ func byteSlot(w int, m uint64) uint32 { return uint32(w*8 + bits.TrailingZeros64
 // first is the slot of the lowest match.
 func first(match uint16) uint32 { return uint32(bits.TrailingZeros16(match)) }
 
-func (g *group) ctrlAt(j uint32) uint8 { return g.ctrl[j%groupSize] }
+func (c *ctrlGroup) at(j uint32) uint8 { return c[j%groupSize] }
 
-func (g *group) setCtrl(j uint32, c uint8) { g.ctrl[j%groupSize] = c }
+func (c *ctrlGroup) set(j uint32, b uint8) { c[j%groupSize] = b }
 
-// slot is the slab index in slot j.
-func (g *group) slot(j uint32) int32 {
-	b := g.idx[3*j:][:3]
-	return int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16)
+// slot is the slab index at position pos.
+func (x *index) slot(pos uint32) int32 {
+	return int32(x.slotValue(pos/groupSize, pos%groupSize) & slotIndex)
 }
 
-func (g *group) setSlot(j uint32, i int32) {
-	b := g.idx[3*j:][:3]
-	b[0], b[1], b[2] = byte(i), byte(i>>8), byte(i>>16)
+// setSlot makes position pos, which holds the key of hash h, name slab
+// index i.
+func (x *index) setSlot(pos uint32, i int32, h uint32) { x.write(pos, slotOf(i, h)) }
+
+// slotValue is the value of slot j of group g: the latest write held back
+// for it, if any, else what the slot line holds.
+func (x *index) slotValue(g, j uint32) uint32 {
+	if x.writesIn>>(g%64)&1 != 0 {
+		if v, ok := x.heldBack(g*groupSize + j); ok {
+			return v
+		}
+	}
+	return x.slots[g][j%groupSize]
 }
+
+// heldBack returns the latest write held back for position pos.
+func (x *index) heldBack(pos uint32) (uint32, bool) {
+	for k := min(x.nWrites, maxWrites) - 1; k >= 0; k-- {
+		if x.writes[k].pos == pos {
+			return x.writes[k].v, true
+		}
+	}
+	return 0, false
+}
+
+// write writes v to slot position pos, later: an insert's slot line is a
+// cache miss in a large table, which the lookup before it did not need (it
+// read the control bytes only), and the line of a key cancelled soon after
+// (the last write, dropped by deleteAt) is never touched.
+func (x *index) write(pos, v uint32) {
+	if x.nWrites >= maxWrites {
+		x.flush()
+	}
+	x.writes[x.nWrites%maxWrites] = slotWrite{pos, v}
+	x.nWrites++
+	x.writesIn |= 1 << (pos / groupSize % 64)
+}
+
+// flush does the writes held back, in order.
+func (x *index) flush() {
+	for _, wr := range x.writes[:min(x.nWrites, maxWrites)] {
+		x.slots[wr.pos/groupSize][wr.pos%groupSize] = wr.v
+	}
+	x.nWrites, x.writesIn = 0, 0
+}
+
+// groups is the number of groups.
+func (x *index) groups() int { return len(x.ctrl) }
 
 // home is h's home group and tag. A table has at least minGroups groups,
 // so shift is at most 31 (the mask tells the compiler so: no test for a
@@ -132,7 +211,7 @@ func (g *group) setSlot(j uint32, i int32) {
 func (x *index) home(h uint32) (g uint32, tag uint8) { return h >> (x.shift & 31), uint8(h & 0x7f) }
 
 // find returns the slab index and entry of key, and its slot position
-// (group*8 + slot). When key is absent it returns nilIdx, a nil entry, and
+// (group*16 + slot). When key is absent it returns nilIdx, a nil entry, and
 // the position at which insertAt should put it: the first free slot on its
 // probe sequence.
 //
@@ -155,45 +234,64 @@ func (x *index) find(s *slab, key string, h uint32) (int32, *entry, uint32) {
 // most 7/8 full), and so does most of the answer: that group is looked at
 // first, with little to keep in registers, and the walk goes on along the
 // probe sequence (findFurther) only when the home group has no empty slot.
+// The group's slots are read only when a control byte matches: for an
+// absent key, in about one lookup of 16 at most (a group holds at most 14
+// keys, each matching with a chance of 1/128).
 func (x *index) findHash(s *slab, h uint32) (int32, *entry, uint32) {
-	if len(x.groups) == 0 {
+	if len(x.ctrl) == 0 {
 		return nilIdx, nil, noPos
 	}
 	g, tag := x.home(h)
-	grp := &x.groups[g]
-	lo, hi := grp.word(0), grp.word(1)
-	for m := matchTag(lo, tag); m != 0; m &= m - 1 {
-		if i, e := grp.entry(s, byteSlot(0, m)); e.hash == h {
-			return i, e, g*groupSize + byteSlot(0, m)
+	c := &x.ctrl[g]
+	lo, hi := c.word(0), c.word(1)
+	if mlo, mhi := matchTag(lo, tag), matchTag(hi, tag); mlo|mhi != 0 {
+		ck := check(h)
+		for m := mlo; m != 0; m &= m - 1 {
+			j := byteSlot(0, m)
+			if v := x.slotValue(g, j); v&^slotIndex == ck {
+				if e := s.at(int32(v & slotIndex)); e.hash == h {
+					return int32(v & slotIndex), e, g*groupSize + j
+				}
+			}
 		}
-	}
-	for m := matchTag(hi, tag); m != 0; m &= m - 1 {
-		if i, e := grp.entry(s, byteSlot(1, m)); e.hash == h {
-			return i, e, g*groupSize + byteSlot(1, m)
+		for m := mhi; m != 0; m &= m - 1 {
+			j := byteSlot(1, m)
+			if v := x.slotValue(g, j); v&^slotIndex == ck {
+				if e := s.at(int32(v & slotIndex)); e.hash == h {
+					return int32(v & slotIndex), e, g*groupSize + j
+				}
+			}
 		}
 	}
 	if matchEmpty(lo)|matchEmpty(hi) != 0 {
-		return nilIdx, nil, g*groupSize + grp.firstFree()
+		return nilIdx, nil, g*groupSize + c.firstFree()
 	}
 	return x.findFurther(s, h, g, tag)
 }
 
 // findFurther is findHash's walk from the home group g on.
 func (x *index) findFurther(s *slab, h, g uint32, tag uint8) (int32, *entry, uint32) {
-	free := noPos
+	free, ck := noPos, check(h)
 	for step := uint32(1); ; step++ {
-		grp := &x.groups[g&x.mask]
-		lo, hi := grp.word(0), grp.word(1)
-		for m := matchTag(lo, tag); m != 0; m &= m - 1 {
-			j := byteSlot(0, m)
-			if i, e := grp.entry(s, j); e.hash == h {
-				return i, e, g*groupSize + j
+		g &= x.mask
+		c := &x.ctrl[g]
+		lo, hi := c.word(0), c.word(1)
+		if mlo, mhi := matchTag(lo, tag), matchTag(hi, tag); mlo|mhi != 0 {
+			for m := mlo; m != 0; m &= m - 1 {
+				j := byteSlot(0, m)
+				if v := x.slotValue(g, j); v&^slotIndex == ck {
+					if e := s.at(int32(v & slotIndex)); e.hash == h {
+						return int32(v & slotIndex), e, g*groupSize + j
+					}
+				}
 			}
-		}
-		for m := matchTag(hi, tag); m != 0; m &= m - 1 {
-			j := byteSlot(1, m)
-			if i, e := grp.entry(s, j); e.hash == h {
-				return i, e, g*groupSize + j
+			for m := mhi; m != 0; m &= m - 1 {
+				j := byteSlot(1, m)
+				if v := x.slotValue(g, j); v&^slotIndex == ck {
+					if e := s.at(int32(v & slotIndex)); e.hash == h {
+						return int32(v & slotIndex), e, g*groupSize + j
+					}
+				}
 			}
 		}
 		if free == noPos {
@@ -206,38 +304,36 @@ func (x *index) findFurther(s *slab, h, g uint32, tag uint8) (int32, *entry, uin
 		if matchEmpty(lo)|matchEmpty(hi) != 0 {
 			return nilIdx, nil, free
 		}
-		g = (g + step) & x.mask // triangular probing visits every group
+		g += step // triangular probing visits every group
 	}
-}
-
-// entry returns the slab index in slot j and its entry.
-func (g *group) entry(s *slab, j uint32) (int32, *entry) {
-	i := g.slot(j)
-	return i, s.at(i)
 }
 
 // findKey is find comparing every key with h's 32 bits on the way: the
 // slow path, for when findHash's entry was another key's.
 func (x *index) findKey(s *slab, key string, h uint32) (int32, *entry, uint32) {
 	g, tag := x.home(h)
-	free := noPos
+	free, ck := noPos, check(h)
 	for step := uint32(1); ; step++ {
-		grp := &x.groups[g]
+		c := &x.ctrl[g]
 		for w := range 2 {
-			for m := matchTag(grp.word(w), tag); m != 0; m &= m - 1 {
+			for m := matchTag(c.word(w), tag); m != 0; m &= m - 1 {
 				j := byteSlot(w, m)
-				i := grp.slot(j)
+				v := x.slotValue(g, j)
+				if v&^slotIndex != ck {
+					continue
+				}
+				i := int32(v & slotIndex)
 				if e := s.at(i); e.hash == h && s.hasKey(e, key) {
 					return i, e, g*groupSize + j
 				}
 			}
 		}
 		if free == noPos {
-			if j := grp.firstFree(); j < groupSize {
+			if j := c.firstFree(); j < groupSize {
 				free = g*groupSize + j
 			}
 		}
-		if grp.hasEmpty() {
+		if c.hasEmpty() {
 			return nilIdx, nil, free
 		}
 		g = (g + step) & x.mask
@@ -248,11 +344,12 @@ func (x *index) findKey(s *slab, key string, h uint32) (int32, *entry, uint32) {
 // must be in the table.
 func (x *index) position(i int32, h uint32) uint32 {
 	g, tag := x.home(h)
+	v := slotOf(i, h)
 	for step := uint32(1); ; step++ {
-		grp := &x.groups[g]
+		c := &x.ctrl[g]
 		for w := range 2 {
-			for m := matchTag(grp.word(w), tag); m != 0; m &= m - 1 {
-				if j := byteSlot(w, m); grp.slot(j) == i {
+			for m := matchTag(c.word(w), tag); m != 0; m &= m - 1 {
+				if j := byteSlot(w, m); x.slotValue(g, j) == v {
 					return g*groupSize + j
 				}
 			}
@@ -268,36 +365,45 @@ func (x *index) insertAt(s *slab, i int32, h uint32, pos uint32) {
 		x.rebuild(s)
 		return
 	}
-	grp, j := &x.groups[pos/groupSize], pos%groupSize
-	wasEmpty := grp.ctrlAt(j) == ctrlEmpty
+	c, j := &x.ctrl[pos/groupSize], pos%groupSize
+	wasEmpty := c.at(j) == ctrlEmpty
 	if wasEmpty && x.used >= x.limit {
 		x.rebuild(s) // the rebuilt table includes i
 		return
 	}
 	_, tag := x.home(h)
-	grp.setCtrl(j, tag)
-	grp.setSlot(j, i)
+	c.set(j, tag)
+	x.write(pos, slotOf(i, h))
 	x.count++
 	if wasEmpty {
 		x.used++
 	}
 }
 
-// deleteAt frees the slot at pos.
+// deleteAt frees the slot at pos. It touches the control bytes only: a
+// slot is read only where its control byte says it is full, so a write
+// held back for it may be done or not; the last one, a key cancelled just
+// after it was added, is dropped.
 func (x *index) deleteAt(pos uint32) {
-	grp, j := &x.groups[pos/groupSize], pos%groupSize
-	if grp.hasEmpty() {
-		grp.setCtrl(j, ctrlEmpty)
+	if n := x.nWrites; n > 0 && x.writes[(n-1)%maxWrites].pos == pos {
+		x.nWrites = n - 1
+		if n == 1 {
+			x.writesIn = 0
+		}
+	}
+	c, j := &x.ctrl[pos/groupSize], pos%groupSize
+	if c.hasEmpty() {
+		c.set(j, ctrlEmpty)
 		x.used--
 	} else {
-		grp.setCtrl(j, ctrlDeleted)
+		c.set(j, ctrlDeleted)
 	}
 	x.count--
 }
 
 // rebuild makes a new table holding the live entries of s.
 func (x *index) rebuild(s *slab) {
-	n := max(len(x.groups), minGroups)
+	n := max(len(x.ctrl), minGroups)
 	if s.live > n*groupSize/8*7/4*3 {
 		n *= 2
 	}
@@ -329,14 +435,15 @@ func roomOf(groups int) int { return groups * groupSize / 8 * 7 / 4 * 3 }
 // empty makes the table an empty one of n groups (a power of two).
 func (x *index) empty(n int) {
 	*x = index{
-		gen:    x.gen + 1,
-		groups: make([]group, n),
-		mask:   uint32(n - 1),
-		shift:  uint8(32 - bits.TrailingZeros(uint(n))),
-		limit:  n * groupSize / 8 * 7,
+		gen:   x.gen + 1,
+		ctrl:  make([]ctrlGroup, n),
+		slots: make([]slotGroup, n),
+		mask:  uint32(n - 1),
+		shift: uint8(32 - bits.TrailingZeros(uint(n))),
+		limit: n * groupSize / 8 * 7,
 	}
-	for g := range x.groups {
-		x.groups[g].ctrl = emptyCtrl
+	for g := range x.ctrl {
+		x.ctrl[g] = emptyCtrl
 	}
 }
 
@@ -344,7 +451,7 @@ func (x *index) empty(n int) {
 func (x *index) freeSlot(h uint32) uint32 {
 	g, _ := x.home(h)
 	for step := uint32(1); ; step++ {
-		if j := x.groups[g].firstFree(); j < groupSize {
+		if j := x.ctrl[g].firstFree(); j < groupSize {
 			return g*groupSize + j
 		}
 		g = (g + step) & x.mask
@@ -353,10 +460,9 @@ func (x *index) freeSlot(h uint32) uint32 {
 
 // each calls f with every slab index in the table, until f returns false.
 func (x *index) each(f func(int32) bool) {
-	for g := range x.groups {
-		grp := &x.groups[g]
-		for m := grp.matchFull(); m != 0; m &= m - 1 {
-			if !f(grp.slot(first(m))) {
+	for g := range x.ctrl {
+		for m := x.ctrl[g].matchFull(); m != 0; m &= m - 1 {
+			if !f(x.slot(uint32(g)*groupSize + first(m))) {
 				return
 			}
 		}

@@ -53,7 +53,7 @@ func TestIndexChurn(t *testing.T) {
 		if n != len(want) {
 			t.Fatalf("each yields %d of %d", n, len(want))
 		}
-		t.Logf("%d distinct hashes: %d keys, %d groups, up to %d tombstones", distinct, n, len(x.groups), tombstones)
+		t.Logf("%d distinct hashes: %d keys, %d groups, up to %d tombstones", distinct, n, x.groups(), tombstones)
 	}
 }
 

@@ -64,12 +64,20 @@ func checkInvariants(t *testing.T, w *Wheel) {
 	if w.index.used > w.index.limit {
 		t.Fatalf("index uses %d slots, limit %d", w.index.used, w.index.limit)
 	}
+	if n := w.index.nWrites; n < 0 || n > maxWrites {
+		t.Fatalf("index holds back %d slot writes, at most %d", n, maxWrites)
+	}
+	for _, wr := range w.index.writes[:w.index.nWrites] {
+		if g := wr.pos / groupSize; w.index.writesIn>>(g%64)&1 == 0 {
+			t.Fatalf("a slot write held back for group %d is not marked in %#x", g, w.index.writesIn)
+		}
+	}
 	if i := w.recent; i != nilIdx && w.recentEntry != w.slab.at(i) {
 		t.Fatalf("the last entry found, %d, is remembered at the address of another", i)
 	}
 	if i := w.recent; i != nilIdx && w.slab.at(i).live() && w.recentPos != noPos {
 		pos := w.recentPos
-		if got := w.index.groups[pos/groupSize].slot(pos % groupSize); got != i {
+		if got := w.index.slot(pos); got != i {
 			t.Fatalf("the last entry found, %d, is remembered at index position %d, which holds %d", i, pos, got)
 		}
 	}

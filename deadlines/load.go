@@ -51,7 +51,7 @@ type Loader struct {
 }
 
 // flushEvery is how many waiting entries a sized index takes in at once:
-// 1 MiB of them, an eighth of the table of a million keys, so the inserts
+// 1 MiB of them, a tenth of the table of a million keys, so the inserts
 // of a flush fall a line or two apart (the more at once, the closer:
 // measured against 2^16 and 2^18 a flush, BENCHMARKS.md).
 const flushEvery = 1 << 17
@@ -80,7 +80,7 @@ func (l *Loader) Expect(n int) {
 func (l *Loader) resize(n int) {
 	w := l.w
 	w.index.reserve(n)
-	l.room = roomOf(len(w.index.groups))
+	l.room = roomOf(w.index.groups())
 	for i := int32(0); i < l.entered; i++ {
 		l.wait(w.slab.at(i).hash, i)
 	}
@@ -121,7 +121,7 @@ func (l *Loader) Add(d Deadline) {
 	}
 	i := l.link(d, h)
 	if j != nilIdx {
-		w.index.groups[pos/groupSize].setSlot(pos%groupSize, i)
+		w.index.setSlot(pos, i, h)
 		return
 	}
 	w.index.insertAt(&w.slab, i, h, pos)
@@ -193,13 +193,13 @@ func (l *Loader) Len() int { return l.w.Len() }
 func (l *Loader) Wheel() *Wheel {
 	if l.ordered {
 		l.flush()
-		if live := l.w.slab.live; live <= roomOf(len(l.w.index.groups)/2) { // an estimate too large
+		if live := l.w.slab.live; live <= roomOf(l.w.index.groups()/2) { // an estimate too large
 			l.resize(live)
 			l.flush()
 		}
 	}
 	w := l.w
 	l.w = nil
-	w.hints.fit(len(w.index.groups) * groupSize)
+	w.hints.fit(w.index.groups() * groupSize)
 	return w
 }

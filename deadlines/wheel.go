@@ -186,8 +186,8 @@ func (w *Wheel) All() iter.Seq[Deadline] {
 // cancelled or fired just after it was set; then, when hinted, the hints,
 // which remember the keys found lately; then the index. Push, which mostly
 // creates a deadline, skips the hints, which cannot say that a key is
-// absent, so that a new key costs one cache miss (its index group), not
-// two.
+// absent, so that a new key costs one cache miss (its group's control
+// bytes, index.go), not two.
 //
 // A key of 8 to 16 bytes, most of the engine's, is read once, as its first
 // and last 8 bytes: the hash is made of them, and they compare the key with
@@ -274,7 +274,7 @@ func (w *Wheel) add(key string, h, pos uint32, kind uint16, at, since int64, pay
 	w.index.insertAt(&w.slab, i, h, pos)
 	if w.index.gen != gen { // rebuilt: i is elsewhere, and the hints may grow
 		pos = noPos
-		w.hints.fit(len(w.index.groups) * groupSize)
+		w.hints.fit(w.index.groups() * groupSize)
 	}
 	w.recent, w.recentEntry, w.recentPos = i, e, pos
 	w.link(i, e, w.bucketFor(w.dueTick(at)))
