@@ -73,6 +73,32 @@ func (x *hints) get(s *slab, key string, h uint32) (int32, *entry) {
 	return nilIdx, nil
 }
 
+// getShort is get for a key of 8 to 16 bytes, n long, whose first and last
+// 8 bytes are a and b, as lookup has read them: the key is compared with
+// the entry's inline key in two loads of the entry's line. A freed entry
+// has a key length of 0, so a hint naming one fails that compare and needs
+// no other test.
+func (x *hints) getShort(s *slab, n int, a, b uint64, h uint32) (int32, *entry) {
+	set := (*[hintWays]uint32)(x.ways[hintWays*(h&x.mask):])
+	for j, v := range set {
+		if (v^h)&0xff000000 != 0 || v == 0 {
+			continue
+		}
+		i := int32(v&0xffffff) - 1
+		if e := s.at(i); e.hash == h {
+			if !e.holdsShort(n, a, b) {
+				return nilIdx, nil
+			}
+			for ; j > 0; j-- { // a copy of at most three ways, without a call
+				set[j] = set[j-1]
+			}
+			set[0] = v
+			return i, e
+		}
+	}
+	return nilIdx, nil
+}
+
 // put remembers that the entry for hash h is i (x must have ways): in the first empty way of
 // its set, else in the last. A key found once takes only the last way, so
 // it does not push out the keys found again and again (get moves each to

@@ -49,8 +49,8 @@ type index struct {
 
 	// The slot writes of the latest inserts, not done yet (writes), with a
 	// bit for each group they may be in (writesIn, by group number modulo
-	// 64): a slot is read through them (slotValue), and they are done all
-	// at once when there are maxWrites (flush).
+	// 64). They are done all at once (flush) when there are maxWrites, or
+	// when a slot of a group marked is read (slotValue).
 	writes   [maxWrites]slotWrite
 	nWrites  int
 	writesIn uint64
@@ -61,7 +61,7 @@ type slotWrite struct{ pos, v uint32 }
 
 // maxWrites is how many slot writes an index holds back: enough that the
 // writes of a flush, which do not wait on one another, overlap their cache
-// misses; few enough that a scan of them is short.
+// misses.
 const maxWrites = 16
 
 // ctrlGroup is a group's control bytes: ctrl[j] describes slot j, read eight
@@ -160,25 +160,21 @@ func (x *index) slot(pos uint32) int32 {
 // index i.
 func (x *index) setSlot(pos uint32, i int32, h uint32) { x.write(pos, slotOf(i, h)) }
 
-// slotValue is the value of slot j of group g: the latest write held back
-// for it, if any, else what the slot line holds.
-func (x *index) slotValue(g, j uint32) uint32 {
+// slotsOf is group g's slots, with every write held back for them done.
+func (x *index) slotsOf(g uint32) *slotGroup {
 	if x.writesIn>>(g%64)&1 != 0 {
-		if v, ok := x.heldBack(g*groupSize + j); ok {
-			return v
-		}
+		x.flush()
 	}
-	return x.slots[g][j%groupSize]
+	return &x.slots[g]
 }
 
-// heldBack returns the latest write held back for position pos.
-func (x *index) heldBack(pos uint32) (uint32, bool) {
-	for k := min(x.nWrites, maxWrites) - 1; k >= 0; k-- {
-		if x.writes[k].pos == pos {
-			return x.writes[k].v, true
-		}
+// slotValue is the value of slot j of group g. When a write held back may
+// be in the group, they are all done first.
+func (x *index) slotValue(g, j uint32) uint32 {
+	if x.writesIn>>(g%64)&1 != 0 {
+		x.flush()
 	}
-	return 0, false
+	return x.slots[g][j%groupSize]
 }
 
 // write writes v to slot position pos, later: an insert's slot line is a
@@ -245,10 +241,10 @@ func (x *index) findHash(s *slab, h uint32) (int32, *entry, uint32) {
 	c := &x.ctrl[g]
 	lo, hi := c.word(0), c.word(1)
 	if mlo, mhi := matchTag(lo, tag), matchTag(hi, tag); mlo|mhi != 0 {
-		ck := check(h)
+		sg, ck := x.slotsOf(g), check(h)
 		for m := mlo; m != 0; m &= m - 1 {
 			j := byteSlot(0, m)
-			if v := x.slotValue(g, j); v&^slotIndex == ck {
+			if v := sg[j%groupSize]; v&^slotIndex == ck {
 				if e := s.at(int32(v & slotIndex)); e.hash == h {
 					return int32(v & slotIndex), e, g*groupSize + j
 				}
@@ -256,7 +252,7 @@ func (x *index) findHash(s *slab, h uint32) (int32, *entry, uint32) {
 		}
 		for m := mhi; m != 0; m &= m - 1 {
 			j := byteSlot(1, m)
-			if v := x.slotValue(g, j); v&^slotIndex == ck {
+			if v := sg[j%groupSize]; v&^slotIndex == ck {
 				if e := s.at(int32(v & slotIndex)); e.hash == h {
 					return int32(v & slotIndex), e, g*groupSize + j
 				}
@@ -277,9 +273,10 @@ func (x *index) findFurther(s *slab, h, g uint32, tag uint8) (int32, *entry, uin
 		c := &x.ctrl[g]
 		lo, hi := c.word(0), c.word(1)
 		if mlo, mhi := matchTag(lo, tag), matchTag(hi, tag); mlo|mhi != 0 {
+			sg := x.slotsOf(g)
 			for m := mlo; m != 0; m &= m - 1 {
 				j := byteSlot(0, m)
-				if v := x.slotValue(g, j); v&^slotIndex == ck {
+				if v := sg[j%groupSize]; v&^slotIndex == ck {
 					if e := s.at(int32(v & slotIndex)); e.hash == h {
 						return int32(v & slotIndex), e, g*groupSize + j
 					}
@@ -287,7 +284,7 @@ func (x *index) findFurther(s *slab, h, g uint32, tag uint8) (int32, *entry, uin
 			}
 			for m := mhi; m != 0; m &= m - 1 {
 				j := byteSlot(1, m)
-				if v := x.slotValue(g, j); v&^slotIndex == ck {
+				if v := sg[j%groupSize]; v&^slotIndex == ck {
 					if e := s.at(int32(v & slotIndex)); e.hash == h {
 						return int32(v & slotIndex), e, g*groupSize + j
 					}

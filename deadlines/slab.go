@@ -140,8 +140,10 @@ func (s *slab) alloc() int32 {
 }
 
 // release puts entry i, at e, on the free list, dropping its long key, if
-// it has one, so that the string can be collected. The rest of the entry
-// is left as it is (nothing in it points anywhere): alloc zeroes it.
+// it has one, so that the string can be collected. Its key length becomes
+// 0, so a compare with any key of 8 bytes or more (holdsShort) fails on a
+// freed entry without a test of live. The rest of the entry is left as it
+// is (nothing in it points anywhere): alloc zeroes it.
 func (s *slab) release(i int32, e *entry) {
 	s.live--
 	if e.keyLen == longKey {

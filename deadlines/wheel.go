@@ -199,12 +199,12 @@ func (w *Wheel) lookup(key string, hinted bool) (i int32, e *entry, h, pos uint3
 		return w.lookupAny(key, hinted)
 	}
 	a, b := load64(key), load64(key[n-8:])
-	if e := w.recentEntry; e != nil && e.holdsShort(n, a, b) && e.live() {
+	if e := w.recentEntry; e != nil && e.holdsShort(n, a, b) { // a freed entry's key length is 0
 		return w.recent, e, e.hash, w.recentPos
 	}
 	h = w.keyHash.words(a, b, n)
 	if hinted && len(w.hints.ways) != 0 {
-		if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
+		if i, e = w.hints.getShort(&w.slab, n, a, b, h); i != nilIdx {
 			w.recent, w.recentEntry, w.recentPos = i, e, noPos
 			return i, e, h, noPos
 		}
