@@ -52,7 +52,7 @@ type index struct {
 	// 64). They are done all at once (flush) when there are maxWrites, or
 	// when a slot of a group marked is read (slotValue).
 	writes   [maxWrites]slotWrite
-	nWrites  int
+	nWrites  uint32
 	writesIn uint64
 }
 

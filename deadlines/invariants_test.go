@@ -64,7 +64,7 @@ func checkInvariants(t *testing.T, w *Wheel) {
 	if w.index.used > w.index.limit {
 		t.Fatalf("index uses %d slots, limit %d", w.index.used, w.index.limit)
 	}
-	if n := w.index.nWrites; n < 0 || n > maxWrites {
+	if n := w.index.nWrites; n > maxWrites {
 		t.Fatalf("index holds back %d slot writes, at most %d", n, maxWrites)
 	}
 	for _, wr := range w.index.writes[:w.index.nWrites] {
