@@ -44,41 +44,13 @@ func hintOf(h uint32, i int32) uint32 { return h&0xff000000 | uint32(i+1) }
 
 // get returns the entry that a hint for h names if it holds key, and moves
 // that hint to the front of its set; else nilIdx. Like the index, it
-// compares a key only with an entry that has all 32 bits of h, once.
-func (x *hints) get(s *slab, key string, h uint32) (int32, *entry) {
-	if len(x.ways) == 0 {
-		return nilIdx, nil
-	}
-	set := x.ways[hintWays*(h&x.mask):][:hintWays]
-	for j, v := range set {
-		if (v^h)&0xff000000 != 0 || v == 0 {
-			continue
-		}
-		i := int32(v&0xffffff) - 1
-		if e := s.at(i); e.hash == h && e.live() {
-			if n := len(key); n >= 8 && n <= 16 {
-				if !e.holdsShort(n, load64(key), load64(key[n-8:])) {
-					return nilIdx, nil
-				}
-			} else if !s.hasKey(e, key) {
-				return nilIdx, nil
-			}
-			for ; j > 0; j-- { // a copy of at most three ways, without a call
-				set[j] = set[j-1]
-			}
-			set[0] = v
-			return i, e
-		}
-	}
-	return nilIdx, nil
-}
-
-// getShort is get for a key of 8 to 16 bytes, n long, whose first and last
-// 8 bytes are a and b, as lookup has read them: the key is compared with
-// the entry's inline key in two loads of the entry's line. A freed entry
-// has a key length of 0, so a hint naming one fails that compare and needs
-// no other test.
-func (x *hints) getShort(s *slab, n int, a, b uint64, h uint32) (int32, *entry) {
+// compares a key only with an entry that has all 32 bits of h, once. A key
+// of 8 to 16 bytes comes with its first and last 8 bytes, a and b, as
+// lookup has read them: it is compared with the entry's inline key in two
+// loads of the entry's line, and since a freed entry has a key length of 0
+// that compare needs no test of live. Another key is compared by hasKey,
+// and a and b are not used.
+func (x *hints) get(s *slab, key string, a, b uint64, h uint32) (int32, *entry) {
 	set := (*[hintWays]uint32)(x.ways[hintWays*(h&x.mask):])
 	for j, v := range set {
 		if (v^h)&0xff000000 != 0 || v == 0 {
@@ -86,7 +58,11 @@ func (x *hints) getShort(s *slab, n int, a, b uint64, h uint32) (int32, *entry) 
 		}
 		i := int32(v&0xffffff) - 1
 		if e := s.at(i); e.hash == h {
-			if !e.holdsShort(n, a, b) {
+			if n := len(key); n >= 8 && n <= 16 {
+				if !e.holdsShort(n, a, b) {
+					return nilIdx, nil
+				}
+			} else if !e.live() || !s.hasKey(e, key) {
 				return nilIdx, nil
 			}
 			for ; j > 0; j-- { // a copy of at most three ways, without a call

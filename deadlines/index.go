@@ -265,30 +265,31 @@ func (x *index) findHash(s *slab, h uint32) (int32, *entry, uint32) {
 	return x.findFurther(s, h, g, tag)
 }
 
-// findFurther is findHash's walk from the home group g on.
+// hashAt is the slab index and entry in slot j of sg, a full slot whose
+// control byte matched, when the entry's hash is h (the slot's check bits
+// ck); else nilIdx and nil.
+func hashAt(s *slab, sg *slotGroup, j, h, ck uint32) (int32, *entry) {
+	if v := sg[j%groupSize]; v&^slotIndex == ck {
+		if e := s.at(int32(v & slotIndex)); e.hash == h {
+			return int32(v & slotIndex), e
+		}
+	}
+	return nilIdx, nil
+}
+
+// findFurther is findHash's walk from the home group g on. It takes the
+// matches of both control words as one bitmap: the walk is rare (a group
+// past its home only when the home group is full), so it is written for
+// brevity, not for registers.
 func (x *index) findFurther(s *slab, h, g uint32, tag uint8) (int32, *entry, uint32) {
 	free, ck := noPos, check(h)
 	for step := uint32(1); ; step++ {
 		g &= x.mask
 		c := &x.ctrl[g]
 		lo, hi := c.word(0), c.word(1)
-		if mlo, mhi := matchTag(lo, tag), matchTag(hi, tag); mlo|mhi != 0 {
-			sg := x.slotsOf(g)
-			for m := mlo; m != 0; m &= m - 1 {
-				j := byteSlot(0, m)
-				if v := sg[j%groupSize]; v&^slotIndex == ck {
-					if e := s.at(int32(v & slotIndex)); e.hash == h {
-						return int32(v & slotIndex), e, g*groupSize + j
-					}
-				}
-			}
-			for m := mhi; m != 0; m &= m - 1 {
-				j := byteSlot(1, m)
-				if v := sg[j%groupSize]; v&^slotIndex == ck {
-					if e := s.at(int32(v & slotIndex)); e.hash == h {
-						return int32(v & slotIndex), e, g*groupSize + j
-					}
-				}
+		for m := slotsOf(matchTag(lo, tag), matchTag(hi, tag)); m != 0; m &= m - 1 {
+			if i, e := hashAt(s, x.slotsOf(g), first(m), h, ck); e != nil {
+				return i, e, g*groupSize + first(m)
 			}
 		}
 		if free == noPos {

@@ -204,7 +204,7 @@ func (w *Wheel) lookup(key string, hinted bool) (i int32, e *entry, h, pos uint3
 	}
 	h = w.keyHash.words(a, b, n)
 	if hinted && len(w.hints.ways) != 0 {
-		if i, e = w.hints.getShort(&w.slab, n, a, b, h); i != nilIdx {
+		if i, e = w.hints.get(&w.slab, key, a, b, h); i != nilIdx {
 			w.recent, w.recentEntry, w.recentPos = i, e, noPos
 			return i, e, h, noPos
 		}
@@ -223,8 +223,8 @@ func (w *Wheel) lookupAny(key string, hinted bool) (i int32, e *entry, h, pos ui
 		return i, e, e.hash, pos
 	}
 	h = w.hash(key)
-	if hinted && len(w.hints.ways) != 0 {
-		if i, e = w.hints.get(&w.slab, key, h); i != nilIdx {
+	if hinted && len(w.hints.ways) != 0 { // key is not 8 to 16 bytes (lookup took those): get needs no words
+		if i, e = w.hints.get(&w.slab, key, 0, 0, h); i != nilIdx {
 			w.recent, w.recentEntry, w.recentPos = i, e, noPos
 			return i, e, h, noPos
 		}
