@@ -72,15 +72,15 @@ func (z *pageTimes) append(b []byte, t time.Time) ([]byte, bool) {
 	if z.off == 0 {
 		b = append(b, 'Z')
 	} else {
-		min := z.off / 60
+		mins := z.off / 60
 		sign := byte('+')
-		if min < 0 {
-			sign, min = '-', -min
+		if mins < 0 {
+			sign, mins = '-', -mins
 		}
 		b = append(b, sign)
-		b = append2(b, int(min/60))
+		b = append2(b, int(mins/60))
 		b = append(b, ':')
-		b = append2(b, int(min%60))
+		b = append2(b, int(mins%60))
 	}
 	return append(b, '"'), true
 }

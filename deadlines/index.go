@@ -170,12 +170,7 @@ func (x *index) slotsOf(g uint32) *slotGroup {
 
 // slotValue is the value of slot j of group g. When a write held back may
 // be in the group, they are all done first.
-func (x *index) slotValue(g, j uint32) uint32 {
-	if x.writesIn>>(g%64)&1 != 0 {
-		x.flush()
-	}
-	return x.slots[g][j%groupSize]
-}
+func (x *index) slotValue(g, j uint32) uint32 { return x.slotsOf(g)[j%groupSize] }
 
 // write writes v to slot position pos, later: an insert's slot line is a
 // cache miss in a large table, which the lookup before it did not need (it
