@@ -36,6 +36,12 @@ type Options struct {
 	// goleveldb's block buffer pool until the caller says EndLoad
 	// (load_buffers.go).
 	LoadChecksDeadlines bool
+	// RawJournalSync syncs the journal with a raw fsync that keeps the
+	// committing goroutine's processor (storage_sync.go), for a process
+	// that runs with a processor more than its CPUs (the daemon): while
+	// the fsync holds one, the others still use every CPU. Durability is
+	// the same either way. Only for a store opened by Open, on Linux.
+	RawJournalSync bool
 }
 
 // Registered defaults.
@@ -146,9 +152,13 @@ func (db *DB) Stats() Stats {
 // if missing. Every file of the store is kept mode 0600 (private.go). A new store gets the schema version record; an existing one
 // must carry a version this build reads.
 func Open(dir string, opts Options) (*DB, error) {
-	stor, err := openPrivate(dir)
+	priv, err := openPrivate(dir)
 	if err != nil {
 		return nil, wrapErr(dir, "open "+dir, err)
+	}
+	var stor storage.Storage = priv
+	if opts.RawJournalSync {
+		stor = newSyncStorage(priv)
 	}
 	ldb, note, err := openStrict(dir, stor, opts.LoadChecksDeadlines)
 	if err != nil {

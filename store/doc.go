@@ -36,7 +36,11 @@
 //     sync): fsynced before the call returns. Concurrent synced calls share
 //     one synced batch (a committer goroutine groups them), so the cost of
 //     an fsync is divided among its callers. Obligations, CONSUMED cursors
-//     and anything acknowledged to a peer belong here.
+//     and anything acknowledged to a peer belong here. The fsync is
+//     goleveldb's Sync of its journal file; with Options.RawJournalSync
+//     (the daemon's) it is the same fsync issued as a raw system call,
+//     which keeps the committer's processor and leaves the runtime's
+//     monitor thread alone (storage_sync.go).
 //
 // Ordering holds across the classes: a synced write, or Complete, drops the
 // key's pending write-behind change, and a flush can never write a stale

@@ -46,7 +46,7 @@ func newRig(t testing.TB, pol ob.Policies) *rig {
 // start opens the store, restores the service and starts the runner.
 func (r *rig) start() *rig {
 	r.t.Helper()
-	db, err := store.Open(r.dir, store.Options{})
+	db, err := store.Open(r.dir, store.Options{RawJournalSync: true}) // as the daemon opens it
 	if err != nil {
 		r.t.Fatal(err)
 	}

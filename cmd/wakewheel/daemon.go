@@ -135,6 +135,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 	defer d.runner.Stop()
 
 	d.srv = api.NewServer(d.runner, db, info, log)
+	addSyncProcessor(db.RawJournalSync())
 	for _, c := range caps {
 		if c.serve != nil {
 			if err := c.serve(ctx); err != nil {
@@ -239,11 +240,12 @@ const lockWait = 5 * time.Second
 // runs on the store keeps it, and the error then says so.
 func openStore(ctx context.Context, cfg configs.Config, log zerolog.Logger) (*store.DB, error) {
 	deadline := time.Now().Add(lockWait)
+	raw := rawJournalSync()
 	for logged := false; ; logged = true {
 		// The engine's load reads every deadline right after: it checks
 		// theirs, Open the rest (one read of a million records, not two).
 		db, err := store.Open(cfg.Engine.StoreDir, store.Options{FlushInterval: cfg.Engine.FlushInterval,
-			HealInterval: cfg.Engine.HealInterval, LoadChecksDeadlines: true})
+			HealInterval: cfg.Engine.HealInterval, LoadChecksDeadlines: true, RawJournalSync: raw})
 		if !errors.Is(err, store.ErrLocked) || time.Now().After(deadline) {
 			return db, err
 		}

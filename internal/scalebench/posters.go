@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +28,10 @@ var (
 	fsyncsFlag = flag.Bool("fsyncs", false, "with -only posters: count each way's fsyncs with perf stat (root, perf installed) and print posts per fsync")
 	// chunkFlag: interleave the three ways within a round (postchunks.go).
 	// vsFlag: with -chunk, a second daemon's two ways in the same turns.
-	vsFlag    = flag.String("vs", "", "with -only posters -chunk N: another wakewheel binary whose (a) and (b) post in the same turns, printed beside -bin's as (a') and (b')")
+	vsFlag = flag.String("vs", "", "with -only posters -chunk N: another wakewheel binary whose (a) and (b) post in the same turns, printed beside -bin's as (a') and (b')")
+	// inRawFlag: the in-process baseline's store syncs its journal as the
+	// daemon's does, with the daemon's extra processor in this process.
+	inRawFlag = flag.Bool("in-raw", false, "with -only posters: the in-process store syncs its journal raw, as the daemon's does (store.Options.RawJournalSync), and this process runs with one processor more, as the daemon does")
 	chunkFlag = flag.Int("chunk", 0, "with -only posters: open the three ways together for each round and post in turns of this many posts each, -posts in all each way (0: each way in a phase of its own, on a store opened for it)")
 )
 
@@ -51,6 +55,9 @@ const (
 func runPosters(bin, work string, posts, rounds int) error {
 	if *vsFlag != "" && *chunkFlag == 0 {
 		return fmt.Errorf("-vs compares two daemons in the same turns: give -chunk N too")
+	}
+	if *inRawFlag {
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 	}
 	how := "each way in a phase of its own"
 	if *chunkFlag > 0 {
@@ -229,7 +236,7 @@ type inProcess struct {
 }
 
 func openInProcess(dir string) (*inProcess, error) {
-	db, err := store.Open(dir, store.Options{})
+	db, err := store.Open(dir, store.Options{RawJournalSync: *inRawFlag})
 	if err != nil {
 		return nil, err
 	}
