@@ -39,8 +39,10 @@ type Options struct {
 	// RawJournalSync syncs the journal with a raw fsync that keeps the
 	// committing goroutine's processor (storage_sync.go), for a process
 	// that runs with a processor more than its CPUs (the daemon): while
-	// the fsync holds one, the others still use every CPU. Durability is
-	// the same either way. Only for a store opened by Open, on Linux.
+	// the fsync holds one, the others still use every CPU; after a slow
+	// fsync the next go through the scheduler's path until one is fast
+	// again. Durability is the same either way. Only for a store opened
+	// by Open, on Linux.
 	RawJournalSync bool
 }
 

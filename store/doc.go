@@ -40,7 +40,9 @@
 //     goleveldb's Sync of its journal file; with Options.RawJournalSync
 //     (the daemon's) it is the same fsync issued as a raw system call,
 //     which keeps the committer's processor and leaves the runtime's
-//     monitor thread alone (storage_sync.go).
+//     monitor thread alone, while the disk is fast: after an fsync of
+//     10 ms or more the next go through the scheduler's path until one is
+//     fast again (storage_sync.go).
 //
 // Ordering holds across the classes: a synced write, or Complete, drops the
 // key's pending write-behind change, and a flush can never write a stale

@@ -4,6 +4,7 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/syndtr/goleveldb/leveldb/storage"
 )
@@ -32,13 +33,31 @@ import (
 // directory): they sync rarely, and a table's sync is long. While the
 // fsync holds its processor a stop of the world (a collection's start or
 // end) waits for it to return.
+//
+// That wait is why a slow disk turns the raw path off: a raw fsync that
+// took slowSync or longer sends the journal's next syncs back through the
+// scheduler's path (where a stop of the world does not wait for them),
+// until one of those is fast again. A disk stalled behind a checkout's
+// writeback can take a second to fsync; only the one fsync during which it
+// became slow can hold a collection, and with it every goroutine, back.
+// slowSync is the runtime's own bound on a goroutine running without
+// preemption (10 ms): a raw fsync may hold its processor as long as any
+// goroutine may.
 type syncStorage struct {
 	storage.Storage
-	syncs *atomic.Uint64 // raw syncs done, for tests
+	syncs *syncCounts   // for tests
+	slow  time.Duration // slowSync
 }
 
+// syncCounts counts a storage's journal syncs by their path.
+type syncCounts struct {
+	raw, slow atomic.Uint64
+}
+
+const slowSync = 10 * time.Millisecond
+
 func newSyncStorage(s storage.Storage) syncStorage {
-	return syncStorage{Storage: s, syncs: new(atomic.Uint64)}
+	return syncStorage{Storage: s, syncs: new(syncCounts), slow: slowSync}
 }
 
 func (s syncStorage) Create(fd storage.FileDesc) (storage.Writer, error) {
@@ -57,18 +76,35 @@ func (s syncStorage) Create(fd storage.FileDesc) (storage.Writer, error) {
 	if err != nil {
 		return w, nil
 	}
-	return &rawSyncWriter{Writer: w, rc: rc, name: f.Name(), syncs: s.syncs}, nil
+	return &rawSyncWriter{Writer: w, rc: rc, name: f.Name(), syncs: s.syncs, slow: s.slow}, nil
 }
 
-// rawSyncWriter is a journal file whose Sync is a raw fsync.
+// rawSyncWriter is a journal file whose Sync is a raw fsync while the disk
+// is fast.
 type rawSyncWriter struct {
 	storage.Writer
-	rc    syscall.RawConn
-	name  string
-	syncs *atomic.Uint64
+	rc       syscall.RawConn
+	name     string
+	syncs    *syncCounts
+	slow     time.Duration
+	slowDisk atomic.Bool // the last sync took slow or longer
 }
 
 func (w *rawSyncWriter) Sync() error {
+	start := time.Now()
+	var err error
+	if w.slowDisk.Load() {
+		if err = w.Writer.Sync(); err == nil {
+			w.syncs.slow.Add(1)
+		}
+	} else {
+		err = w.rawSync()
+	}
+	w.slowDisk.Store(time.Since(start) >= w.slow)
+	return err
+}
+
+func (w *rawSyncWriter) rawSync() error {
 	var errno syscall.Errno
 	// Control holds the file open for the call: a concurrent Close waits.
 	if err := w.rc.Control(func(fd uintptr) { errno = rawFsync(fd) }); err != nil {
@@ -77,7 +113,7 @@ func (w *rawSyncWriter) Sync() error {
 	if errno != 0 {
 		return &os.PathError{Op: "fsync", Path: w.name, Err: errno}
 	}
-	w.syncs.Add(1)
+	w.syncs.raw.Add(1)
 	return nil
 }
 

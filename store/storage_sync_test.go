@@ -9,8 +9,9 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/storage"
 )
 
-// With RawJournalSync every synced commit is one raw fsync of the
-// journal, an unsynced write none, and what was synced reads back after a
+// With RawJournalSync every synced commit is one fsync of the journal
+// (raw, or through the scheduler after a slow one: a loaded machine may
+// take 10 ms), an unsynced write none, and what was synced reads back after a
 // crash (Abandon) from a store opened the usual way.
 func TestRawJournalSyncSyncsEveryCommit(t *testing.T) {
 	dir := t.TempDir()
@@ -21,8 +22,9 @@ func TestRawJournalSyncSyncsEveryCommit(t *testing.T) {
 	if !db.RawJournalSync() {
 		t.Fatal("RawJournalSync() = false for a store opened with it on Linux")
 	}
-	raw := db.stor.(syncStorage).syncs
-	raw0, commits0 := raw.Load(), db.Stats().SyncedCommits
+	counts := db.stor.(syncStorage).syncs
+	syncs := func() uint64 { return counts.raw.Load() + counts.slow.Load() }
+	raw0, syncs0, commits0 := counts.raw.Load(), syncs(), db.Stats().SyncedCommits
 	for i := range time.Duration(5) {
 		if err := db.PutDeadlineSync(dl("lease/raw", i+1)); err != nil {
 			t.Fatal(err)
@@ -32,15 +34,18 @@ func TestRawJournalSyncSyncsEveryCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	commits := db.Stats().SyncedCommits - commits0
-	if got := raw.Load() - raw0; commits != 6 || got != commits {
-		t.Fatalf("%d raw syncs for %d synced commits, want 6 of each", got, commits)
+	if got := syncs() - syncs0; commits != 6 || got != commits {
+		t.Fatalf("%d journal syncs for %d synced commits, want 6 of each", got, commits)
 	}
-	raw1 := raw.Load()
+	if counts.raw.Load() == raw0 {
+		t.Fatal("no synced commit synced raw")
+	}
+	syncs1 := syncs()
 	if err := db.Put("backlog", "late", []byte("x"), false); err != nil {
 		t.Fatal(err)
 	}
-	if got := raw.Load() - raw1; got != 0 {
-		t.Fatalf("an unsynced write made %d raw syncs", got)
+	if got := syncs() - syncs1; got != 0 {
+		t.Fatalf("an unsynced write made %d journal syncs", got)
 	}
 	if err := db.Abandon(); err != nil {
 		t.Fatal(err)
@@ -87,7 +92,7 @@ func TestRawSyncOnlyJournals(t *testing.T) {
 	if err := j.Sync(); err != nil {
 		t.Fatalf("Sync: %v", err)
 	}
-	if got := s.syncs.Load(); got != 1 {
+	if got := s.syncs.raw.Load(); got != 1 {
 		t.Errorf("%d raw syncs, want 1", got)
 	}
 	if err := j.Close(); err != nil {
@@ -96,4 +101,39 @@ func TestRawSyncOnlyJournals(t *testing.T) {
 	if err := j.Sync(); err == nil {
 		t.Error("Sync of a closed journal succeeded")
 	}
+}
+
+// A raw fsync that took slowSync or longer sends the next syncs through
+// the scheduler's path until one of them is fast again.
+func TestSlowRawSyncTurnsRawOff(t *testing.T) {
+	fs, err := storage.OpenFile(t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	s := newSyncStorage(fs)
+	w, err := s.Create(storage.FileDesc{Type: storage.TypeJournal, Num: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	j := w.(*rawSyncWriter)
+	j.slow = 0 // every sync is slow
+	step := func(want string, raw, slow uint64) {
+		t.Helper()
+		if _, err := j.Write([]byte("record")); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if r, sl := s.syncs.raw.Load(), s.syncs.slow.Load(); r != raw || sl != slow {
+			t.Fatalf("after %s: %d raw and %d scheduled syncs, want %d and %d", want, r, sl, raw, slow)
+		}
+	}
+	step("the first sync (raw, slow)", 1, 0)
+	step("a sync after a slow one", 1, 1)
+	j.slow = time.Hour // the disk is fast again
+	step("a sync after a slow scheduled one", 1, 2)
+	step("a sync after a fast one", 2, 2)
 }
