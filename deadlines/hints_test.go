@@ -59,7 +59,7 @@ func TestWheelThroughStaleHints(t *testing.T) {
 // which a wheel too small to need hints does not have, so the model tests
 // run through hints that are pushed out and go stale all the time.
 func forceHints(w *Wheel, sets int) {
-	w.hints.ways, w.hints.mask = make([]uint32, sets*hintWays), uint32(sets-1)
+	w.hints.sets, w.hints.mask = make([]hintSet, sets), uint32(sets-1)
 }
 
 // A wheel at MaxPending refuses a new key with ErrFull (instead of the
@@ -124,4 +124,37 @@ func getHint(x *hints, s *slab, key string, h uint32) (int32, *entry) {
 		a, b = load64(key), load64(key[n-8:])
 	}
 	return x.get(s, key, a, b, h)
+}
+
+// The hints are sized for a working set: with 100k deadlines pending (an
+// index of 2^18 slots), a round over 65,536 other keys re-armed in turn
+// finds most of them in the hints, without a probe of the index (a way for
+// every four index slots: about 70%; with one for every eight it was 3 in 8).
+func TestHintsHoldMostOfARoundOverManyKeys(t *testing.T) {
+	start := time.Unix(1_750_000_000, 0)
+	w := NewWheel(time.Millisecond, start)
+	for i, k := range makeKeys("pending", 100_000) {
+		w.Push(k, "pending", start.Add(30*24*time.Hour+time.Duration(i)*time.Microsecond), nil)
+	}
+	keys := makeKeys("burst", 1<<16)
+	for _, k := range keys {
+		w.Extend(k, "burst", start, time.Hour, 1000*time.Hour)
+	}
+	if got := w.index.groups() * groupSize; got != 1<<18 {
+		t.Fatalf("index of %d slots, want 2^18 (the sizes this test is about changed)", got)
+	}
+	hinted := 0
+	for round := range 3 {
+		for _, k := range keys {
+			a, b := load64(k), load64(k[len(k)-8:])
+			if i, _ := w.hints.get(&w.slab, k, a, b, w.keyHash.words(a, b, len(k))); i != nilIdx && round > 0 {
+				hinted++
+			}
+			w.Extend(k, "burst", start.Add(time.Second), time.Hour, 1000*time.Hour)
+		}
+	}
+	if rate := float64(hinted) / float64(2*len(keys)); rate < 0.6 {
+		t.Fatalf("%.2f of the re-arms after the first round found their key in the hints, want >= 0.6", rate)
+	}
+	checkInvariants(t, w)
 }

@@ -81,8 +81,8 @@ func checkInvariants(t *testing.T, w *Wheel) {
 			t.Fatalf("the last entry found, %d, is remembered at index position %d, which holds %d", i, pos, got)
 		}
 	}
-	for set := range len(w.hints.ways) / hintWays {
-		for _, v := range w.hints.ways[hintWays*set:][:hintWays] {
+	for set := range w.hints.sets {
+		for _, v := range w.hints.sets[set] {
 			if v == 0 {
 				continue
 			}

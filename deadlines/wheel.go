@@ -203,7 +203,7 @@ func (w *Wheel) lookup(key string, hinted bool) (i int32, e *entry, h, pos uint3
 		return w.recent, e, e.hash, w.recentPos
 	}
 	h = w.keyHash.words(a, b, n)
-	if hinted && len(w.hints.ways) != 0 {
+	if hinted && len(w.hints.sets) != 0 {
 		if i, e = w.hints.get(&w.slab, key, a, b, h); i != nilIdx {
 			w.recent, w.recentEntry, w.recentPos = i, e, noPos
 			return i, e, h, noPos
@@ -223,7 +223,7 @@ func (w *Wheel) lookupAny(key string, hinted bool) (i int32, e *entry, h, pos ui
 		return i, e, e.hash, pos
 	}
 	h = w.hash(key)
-	if hinted && len(w.hints.ways) != 0 { // key is not 8 to 16 bytes (lookup took those): get needs no words
+	if hinted && len(w.hints.sets) != 0 { // key is not 8 to 16 bytes (lookup took those): get needs no words
 		if i, e = w.hints.get(&w.slab, key, 0, 0, h); i != nilIdx {
 			w.recent, w.recentEntry, w.recentPos = i, e, noPos
 			return i, e, h, noPos
@@ -252,7 +252,7 @@ func (w *Wheel) lastFound(key string) (int32, *entry, uint32) {
 func (w *Wheel) found(i int32, e *entry, h, pos uint32) {
 	if i != nilIdx {
 		w.recent, w.recentEntry, w.recentPos = i, e, pos
-		if len(w.hints.ways) != 0 {
+		if len(w.hints.sets) != 0 {
 			w.hints.put(h, i)
 		}
 	}
