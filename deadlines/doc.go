@@ -76,6 +76,8 @@
 // to its start, fires the entries due by now and re-inserts the others,
 // which land in finer levels (a cascade: At is kept exactly, so no
 // precision is lost) or, when due in now's own tick, on the overdue list.
+// The entries due are put in (At, Key) order as slab indices, compared in
+// place, and only then copied out as Deadlines and freed.
 // It finds each slot with TrailingZeros64, so empty ticks cost nothing: a
 // week-long jump costs O(levels) per non-empty slot. An entry cascades at
 // most once per level.

@@ -274,17 +274,18 @@ func (w *Wheel) slotEarliest(b uint16) int32 {
 //
 // It visits only occupied slots: each step takes the earliest one that
 // starts by the tick now falls due at, moves the current tick to its
-// start, fires its entries due by now and re-inserts the others, which land
+// start, takes its entries due by now and re-inserts the others, which land
 // in finer levels, or, when due at that tick but after now, on the overdue
 // list. A jump over a week of empty ticks costs nothing per empty tick. The
 // current tick ends at now's due tick (now rounded up to a tick) and never
 // moves back; a now before it fires only the overdue entries due by then.
+// The entries taken are fired together (fireTaken): sorted as slab indices,
+// then handed out and freed.
 func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
-	first := len(due)
 	w.span.b = bucketFree // the current tick may move
 	ns := w.clampAt(toNanos(now))
 	limit := w.dueTick(ns)
-	due = w.fireOverdue(ns, due)
+	w.takeOverdue(ns)
 	for limit > w.cur {
 		l, s, ok := w.firstSlot()
 		if !ok {
@@ -303,7 +304,7 @@ func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
 			e := w.slab.at(i)
 			next := e.next
 			if e.at <= ns {
-				due = w.fire(i, e, due)
+				w.taken = append(w.taken, i)
 			} else { // a finer slot; the overdue list if due at start
 				w.link(i, e, w.bucketFor(w.dueTick(e.at)))
 			}
@@ -311,24 +312,44 @@ func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
 		}
 	}
 	w.cur = max(w.cur, limit)
-	if len(due)-first > 1 {
-		slices.SortFunc(due[first:], compareDeadlines)
+	return w.fireTaken(due)
+}
+
+// maxTakenKept is the most slab indices Advance keeps room for between
+// calls (16 KiB): a larger batch, a reload's backlog, gives its room back.
+const maxTakenKept = 1 << 12
+
+// fireTaken appends the entries Advance took (out of every list, still in
+// the index) to due in (At, Key) order and frees them. It sorts their slab
+// indices, 4 bytes each, comparing the entries in place, not the
+// Deadlines they become (104 bytes each, their keys copied).
+func (w *Wheel) fireTaken(due []Deadline) []Deadline {
+	t := w.taken
+	if len(t) > 1 {
+		slices.SortFunc(t, w.compareEntries)
 	}
+	for _, i := range t {
+		e := w.slab.at(i)
+		due = append(due, w.deadline(i, e))
+		w.index.deleteAt(w.index.position(i, e.hash))
+		w.drop(i, e)
+	}
+	if cap(t) > maxTakenKept {
+		t = nil
+	}
+	w.taken = t[:0]
 	return due
 }
 
-// fire appends entry i to due and frees it. It must already be out of its
-// bucket's list (or that list must be discarded).
-func (w *Wheel) fire(i int32, e *entry, due []Deadline) []Deadline {
-	due = append(due, w.deadline(i, e))
-	w.index.deleteAt(w.index.position(i, e.hash))
-	w.drop(i, e)
-	return due
-}
-
-func compareDeadlines(a, b Deadline) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return c
+// compareEntries orders slab indices as Advance hands deadlines out: by
+// At, then key.
+func (w *Wheel) compareEntries(i, j int32) int {
+	e, f := w.slab.at(i), w.slab.at(j)
+	if e.at != f.at {
+		if e.at < f.at {
+			return -1
+		}
+		return 1
 	}
-	return strings.Compare(a.Key, b.Key)
+	return strings.Compare(w.slab.keyView(e), w.slab.keyView(f))
 }

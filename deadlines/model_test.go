@@ -2,6 +2,7 @@ package deadlines
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -75,4 +76,13 @@ func (m *model) Advance(now time.Time) []Deadline {
 	}
 	slices.SortFunc(due, compareDeadlines)
 	return due
+}
+
+// compareDeadlines is the order Advance hands deadlines out in: by At,
+// then key.
+func compareDeadlines(a, b Deadline) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Key, b.Key)
 }

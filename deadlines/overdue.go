@@ -33,17 +33,15 @@ func (w *Wheel) firstOverdue() (int32, bool) {
 	return w.heads[bucketOverdue], true
 }
 
-// fireOverdue appends and removes the overdue entries whose At is <= ns.
-func (w *Wheel) fireOverdue(ns int64, due []Deadline) []Deadline {
+// takeOverdue takes the overdue entries whose At is <= ns out of the list,
+// for fireTaken.
+func (w *Wheel) takeOverdue(ns int64) {
 	if ns >= w.tickNanos(w.cur) { // every overdue At is by the current tick's start
-		for i := w.heads[bucketOverdue]; i != nilIdx; {
-			e := w.slab.at(i)
-			next := e.next
-			due = w.fire(i, e, due)
-			i = next
+		for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
+			w.taken = append(w.taken, i)
 		}
 		w.heads[bucketOverdue] = nilIdx
-		return due
+		return
 	}
 	w.sortOverdue()
 	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.heads[bucketOverdue] {
@@ -52,9 +50,8 @@ func (w *Wheel) fireOverdue(ns int64, due []Deadline) []Deadline {
 			break
 		}
 		w.unlink(e)
-		due = w.fire(i, e, due)
+		w.taken = append(w.taken, i)
 	}
-	return due
 }
 
 // sortOverdue puts the overdue list in At order, if it is not already: a

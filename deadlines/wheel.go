@@ -37,6 +37,7 @@ type Wheel struct {
 	recentPos   uint32
 	min         slotMin // each slot's smallest entry, once Earliest found it
 	span        span    // the instants of the slot re-armed in last
+	taken       []int32 // the entries an Advance fires, until fireTaken (levels.go)
 }
 
 // NewWheel returns an empty wheel with the given base tick (> 0), starting at start.
