@@ -45,8 +45,7 @@ import (
 // goroutine may.
 type syncStorage struct {
 	storage.Storage
-	syncs *syncCounts   // for tests
-	slow  time.Duration // slowSync
+	syncs *syncCounts // for tests
 }
 
 // syncCounts counts a storage's journal syncs by their path.
@@ -57,7 +56,7 @@ type syncCounts struct {
 const slowSync = 10 * time.Millisecond
 
 func newSyncStorage(s storage.Storage) syncStorage {
-	return syncStorage{Storage: s, syncs: new(syncCounts), slow: slowSync}
+	return syncStorage{Storage: s, syncs: new(syncCounts)}
 }
 
 func (s syncStorage) Create(fd storage.FileDesc) (storage.Writer, error) {
@@ -76,7 +75,7 @@ func (s syncStorage) Create(fd storage.FileDesc) (storage.Writer, error) {
 	if err != nil {
 		return w, nil
 	}
-	return &rawSyncWriter{Writer: w, rc: rc, name: f.Name(), syncs: s.syncs, slow: s.slow}, nil
+	return &rawSyncWriter{Writer: w, rc: rc, name: f.Name(), syncs: s.syncs, slow: slowSync}, nil
 }
 
 // rawSyncWriter is a journal file whose Sync is a raw fsync while the disk
@@ -86,8 +85,8 @@ type rawSyncWriter struct {
 	rc       syscall.RawConn
 	name     string
 	syncs    *syncCounts
-	slow     time.Duration
-	slowDisk atomic.Bool // the last sync took slow or longer
+	slow     time.Duration // slowSync; tests set their own
+	slowDisk atomic.Bool   // the last sync took slow or longer
 }
 
 func (w *rawSyncWriter) Sync() error {

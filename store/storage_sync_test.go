@@ -65,24 +65,13 @@ func TestRawJournalSyncSyncsEveryCommit(t *testing.T) {
 // syncs the directory. A closed journal's Sync fails instead of syncing
 // whatever file took its descriptor.
 func TestRawSyncOnlyJournals(t *testing.T) {
-	fs, err := storage.OpenFile(t.TempDir(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fs.Close()
-	s := newSyncStorage(fs)
-	m, err := s.Create(storage.FileDesc{Type: storage.TypeManifest, Num: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSyncStorage(openFileStorage(t))
+	m := create(t, s, storage.FileDesc{Type: storage.TypeManifest, Num: 1})
 	defer m.Close()
 	if _, ok := m.(*rawSyncWriter); ok {
 		t.Error("the MANIFEST syncs raw: its directory would not be synced")
 	}
-	j, err := s.Create(storage.FileDesc{Type: storage.TypeJournal, Num: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := create(t, s, storage.FileDesc{Type: storage.TypeJournal, Num: 2})
 	if _, ok := j.(*rawSyncWriter); !ok {
 		t.Fatalf("a journal's writer is %T, want the raw one", j)
 	}
@@ -106,16 +95,8 @@ func TestRawSyncOnlyJournals(t *testing.T) {
 // A raw fsync that took slowSync or longer sends the next syncs through
 // the scheduler's path until one of them is fast again.
 func TestSlowRawSyncTurnsRawOff(t *testing.T) {
-	fs, err := storage.OpenFile(t.TempDir(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fs.Close()
-	s := newSyncStorage(fs)
-	w, err := s.Create(storage.FileDesc{Type: storage.TypeJournal, Num: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSyncStorage(openFileStorage(t))
+	w := create(t, s, storage.FileDesc{Type: storage.TypeJournal, Num: 2})
 	defer w.Close()
 	j := w.(*rawSyncWriter)
 	j.slow = 0 // every sync is slow
@@ -136,4 +117,26 @@ func TestSlowRawSyncTurnsRawOff(t *testing.T) {
 	j.slow = time.Hour // the disk is fast again
 	step("a sync after a slow scheduled one", 1, 2)
 	step("a sync after a fast one", 2, 2)
+}
+
+// openFileStorage opens goleveldb's file storage in a fresh directory,
+// closed at the test's end.
+func openFileStorage(t *testing.T) storage.Storage {
+	t.Helper()
+	fs, err := storage.OpenFile(t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	return fs
+}
+
+// create creates s's file fd.
+func create(t *testing.T, s storage.Storage, fd storage.FileDesc) storage.Writer {
+	t.Helper()
+	w, err := s.Create(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
