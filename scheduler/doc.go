@@ -20,10 +20,15 @@
 //     when it is alone in its tick; the deadlines that share a tick share
 //     one wake, each at most Options.Slack late and never early (timer
 //     slack, deadlines/slack.go: a wake costs about the same CPU whatever
-//     it fires). The runner sleeps on its clock's timer, which the daemon
-//     makes a timerfd woken through the network poller
-//     (internal/clock.Polled): a runtime timer waits in whole milliseconds
-//     and behind a collector's idle mark workers.
+//     it fires). The runner sleeps on its clock's sleeper
+//     (internal/clock.Sleeper), which every sender to the loop (a Do, the
+//     worker's result, Stop) wakes after putting its message in the
+//     loop's inbox, so a request arriving during the sleep is served at
+//     once. The daemon's clock is internal/clock.Polled, whose sleeper is a
+//     timerfd the loop waits on in the network poller itself: a runtime
+//     timer waits in whole milliseconds and behind a collector's idle mark
+//     workers, and a timer read by a goroutine of its own wakes a second
+//     thread on each expiry to hand it over.
 //
 // Invariants:
 //   - a key is never run twice at once; a key that falls due again while its

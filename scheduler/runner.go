@@ -15,11 +15,17 @@ import (
 type Runner struct {
 	eng   *Engine
 	clock clock.Clock
+	sleep clock.Sleeper // the loop's; every sender below wakes it
 	reqs  chan request
 	stop  chan struct{}
 	done  chan struct{}
 	once  sync.Once
 }
+
+// inbox is how many requests may wait for the loop. The loop waits in its
+// clock's sleeper, not in a select, so a request is put in the inbox and
+// the sleeper woken; a full inbox holds its sender until the loop takes one.
+const inbox = 64
 
 type request struct {
 	fn    func(e *Engine, now time.Time)
@@ -39,7 +45,8 @@ func Start(eng *Engine, clk clock.Clock) *Runner {
 	r := &Runner{
 		eng:   eng,
 		clock: clk,
-		reqs:  make(chan request),
+		sleep: clock.NewSleeper(clk),
+		reqs:  make(chan request, inbox),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
@@ -60,7 +67,18 @@ func (r *Runner) Do(ctx context.Context, fn func(e *Engine, now time.Time)) erro
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	<-req.reply // fn runs on the loop, which always replies
+	r.sleep.Wake()
+	// fn runs on the loop, which always replies to a request it takes; one
+	// left in the inbox when the loop stopped never runs.
+	select {
+	case <-req.reply:
+	case <-r.done:
+		select {
+		case <-req.reply:
+		default:
+			return ErrStopped
+		}
+	}
 	return nil
 }
 
@@ -68,7 +86,10 @@ func (r *Runner) Do(ctx context.Context, fn func(e *Engine, now time.Time)) erro
 // ends the loop. Queued and interrupted jobs keep their store records and
 // run after the next start.
 func (r *Runner) Stop() {
-	r.once.Do(func() { close(r.stop) })
+	r.once.Do(func() {
+		close(r.stop)
+		r.sleep.Wake()
+	})
 	<-r.done
 }
 
@@ -76,18 +97,18 @@ func (r *Runner) loop() {
 	defer close(r.done)
 	defer r.eng.completer.close() // after the last Finish below
 	jobs := make(chan Job)
-	results := make(chan result)
+	results := make(chan result, 1) // one job runs at a time
+
 	workerCtx, cancelWorker := context.WithCancel(context.Background())
 	defer cancelWorker()
 	go func() {
 		for job := range jobs {
 			results <- result{job, r.eng.Run(workerCtx, job)}
+			r.sleep.Wake()
 		}
 	}()
 	defer close(jobs)
 
-	timer := r.clock.NewTimer(time.Hour)
-	timer.Stop()
 	busy := false
 	for {
 		now := r.clock.Now()
@@ -98,23 +119,20 @@ func (r *Runner) loop() {
 				busy = true
 			}
 		}
-		var wake <-chan time.Time
 		if at, ok := r.eng.Wake(); ok {
 			// Wake is the deadline's own instant, or the one instant the
 			// deadlines sharing its tick fire at (timer slack), or, for
 			// one further out, a slot's to cascade; counted from a fresh
 			// now, so the time the firing above took is not added to the
 			// sleep.
-			timer.Reset(max(at.Sub(r.clock.Now()), 0))
-			wake = timer.C()
+			r.sleep.Reset(max(at.Sub(r.clock.Now()), 0))
 		} else {
-			timer.Stop() // idle: no timer at all
+			r.sleep.Stop() // idle: no timer at all
 		}
 		select {
 		case req := <-r.reqs:
 			req.fn(r.eng, r.clock.Now())
 			close(req.reply)
-		case <-wake:
 		case res := <-results:
 			busy = false
 			r.eng.Finish(r.clock.Now(), res.job, res.out)
@@ -128,6 +146,11 @@ func (r *Runner) loop() {
 				}
 			}
 			return
+		default:
+			// Nothing waiting: sleep until the wake instant or a sender's
+			// Wake, then look again. Polled's sleeper waits in the poller
+			// itself, so a timer's wake is one thread's (clock doc.go).
+			r.sleep.Wait()
 		}
 	}
 }

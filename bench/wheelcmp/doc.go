@@ -40,11 +40,11 @@
 //   - push+fire with the wheel on the daemon's loop clock, warm and cold
 //     (PushFireLoop*, loopclock_test.go): the same batches, driven on
 //     internal/clock.Polled, the clock the daemon gives its loop (a
-//     timerfd read through the network poller on Linux, instants rounded
-//     up to 10 µs), in the runner's own turn: an Advance to the clock's
-//     now, then the timer reset to Wake (the same slack) counted from a
-//     fresh now and waited on. wakes/batch is the loop's wakes per 1,024
-//     deadlines.
+//     timerfd on Linux, instants rounded up to 10 µs), in the runner's own
+//     turn: an Advance to the clock's now, then the clock's sleeper reset
+//     to Wake (the same slack) counted from a fresh now, and the loop
+//     parked on it in the network poller, as the runner waits.
+//     wakes/batch is the loop's wakes per 1,024 deadlines.
 //     Why this row, beside the one above (which is kept, with its
 //     verdicts): the row above waits on a runtime timer, and a runtime
 //     timer that the poller's thread sleeps for waits in epoll_wait, in

@@ -14,9 +14,10 @@ import (
 // with the wheel driven on the daemon's loop clock, the way the
 // scheduler's runner drives it: clock.Polled (a timerfd read through the
 // network poller on Linux, instants rounded up to 10 µs), and each turn an
-// Advance to the clock's now, then the timer reset to the wheel's Wake
-// with the daemon's default timer slack (a tick) counted from a fresh now
-// (0 when it is due) and waited on. BenchmarkPushFireReal* wait on a
+// Advance to the clock's now, then the clock's sleeper reset to the
+// wheel's Wake with the daemon's default timer slack (a tick) counted from
+// a fresh now (0 when it is due) and waited on, the loop itself parked in
+// the poller, as the runner waits (clock.Sleeper). BenchmarkPushFireReal* wait on a
 // runtime timer instead, which sleeps in the poller's epoll_wait in whole
 // milliseconds: that is the runtime column's own precision, not the
 // daemon's. The Engine's own work on a wake (records, jobs) is not in
@@ -31,20 +32,25 @@ func BenchmarkPushFireLoopCold(b *testing.B) {
 // loopClock is the clock the daemon gives its loop.
 func loopClock() *clock.Polled { return &clock.Polled{} }
 
-// pushFireLoop is fireBatches on a clock.Polled, its timer re-armed as
-// the runner re-arms its own.
+// pushFireLoop is fireBatches on a clock.Polled, waited on as the runner
+// waits: its sleeper reset to the wheel's Wake, the inbox looked at, then
+// a Wait in the poller (no request ever arrives here).
 func pushFireLoop(keys []string, slack time.Duration, late *[]time.Duration) func(b *testing.B, w *deadlines.Wheel) {
 	return func(b *testing.B, w *deadlines.Wheel) {
 		clk := loopClock()
 		defer clk.Close()
-		timer := clk.NewTimer(time.Hour)
-		timer.Stop()
+		sleep := clock.NewSleeper(clk)
+		inbox := make(chan struct{}, 1)
 		wait := func(at time.Time) {
-			timer.Reset(max(at.Sub(clk.Now()), 0))
-			<-timer.C()
+			sleep.Reset(max(at.Sub(clk.Now()), 0))
+			select {
+			case <-inbox:
+			default:
+				sleep.Wait()
+			}
 		}
 		fireBatches(b, w, keys, slack, late, clk.Now, wait)
-		endCPU() // before the clock's descriptor and reader are released
+		endCPU() // before the clock's descriptor is released
 	}
 }
 

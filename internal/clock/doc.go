@@ -16,22 +16,35 @@
 // instant: a runtime timer left to the poller's thread waits in epoll_wait,
 // whose timeout is whole milliseconds, and the daemon's median 1 ms reminder
 // came 0.43-0.54 ms late on one, 0.09-0.11 ms on the timerfd (BENCHMARKS.md,
-// "The loop's timer through the poller"). The loop's timer is
-// the only one the daemon makes on it; elsewhere (and where no timerfd can
-// be made) Polled makes runtime timers.
+// "The loop's timer through the poller"). The loop's sleeper is
+// the only timer the daemon makes on it; elsewhere (and where no timerfd
+// can be made) Polled makes runtime timers.
 //
-// Why raw system calls: a wake of the loop's timer makes three (the
+// Why a Sleeper: the loop waits for its next wake or for a request. A
+// timer's channel in a select needs a goroutine to read the timerfd and
+// send on the channel, and readying the loop from that goroutine wakes a
+// second thread to spin for it: on this project's virtual machines a
+// sleep and wake-up of a thread costs ~30 µs of CPU, so a wake of the loop
+// cost two. Polled's sleeper is read by the loop itself, parked in the
+// poller: the thread that the expiry wakes runs the loop, and nothing else
+// wakes. A sender wakes it by setting the descriptor's read deadline in the
+// past, which readies the loop without a system call (BENCHMARKS.md, "The
+// loop's wait, eleventh landing").
+//
+// Why raw system calls: a wake of a poller timer makes three (the
 // reader's read of the descriptor, its timerfd_gettime, the next Reset's
-// timerfd_settime), none of which can block. Made through the runtime's
+// timerfd_settime; the sleeper's wake, its reads and the settime), none of
+// which can block. Made through the runtime's
 // syscall entry, each woke the runtime's monitor thread (sysmon) from its
 // deep sleep and set it polling every 20 µs for a millisecond or more: a
 // third of the CPU of a loop woken every millisecond. Made raw, they leave
 // it asleep (BENCHMARKS.md, "Timer slack: push+fire in real time").
 //
 // Invariants: every Timer keeps the Go 1.23 contract (after Reset or Stop
-// no stale value is received); a poller timer fires at its instant rounded
-// up to 10 µs, never before it, and re-arming it to an unchanged instant
-// makes no system call.
+// no stale value is received); a poller timer or sleeper fires at its
+// instant rounded up to 10 µs, never before it, and re-arming it to an
+// unchanged instant makes no system call; a Wake is never lost (a Wait
+// under way or the next one returns after it).
 //
 // Imports: the standard library and, on Linux, golang.org/x/sys/unix.
 package clock

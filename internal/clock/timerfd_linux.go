@@ -20,37 +20,94 @@ import (
 // before it.
 const grain = 10 * time.Microsecond
 
+// timerfd is a one-shot Linux timerfd registered with the network poller,
+// armed at instants counted from base and rounded up to the grain. Its
+// callers serialise its use (pollTimer under its mutex, pollSleeper on its
+// one owner goroutine).
+type timerfd struct {
+	fd   int
+	f    *os.File        // fd, registered with the poller
+	rc   syscall.RawConn // f's, for reads through the poller without the runtime's syscall entry
+	base time.Time       // instants are counted from here, on the monotonic clock
+	at   time.Duration   // armed instant since base; 0: not armed (fired or stopped)
+	sets int             // settime calls, for the test that an unchanged instant makes none
+}
+
+func newTimerfd() (timerfd, error) {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return timerfd{}, fmt.Errorf("timerfd_create: %w", err)
+	}
+	// A non-blocking descriptor makes a pollable file: a read parks the
+	// reader in the network poller, not on a thread.
+	t := timerfd{fd: fd, f: os.NewFile(uintptr(fd), "timerfd"), base: time.Now()}
+	if t.rc, err = t.f.SyscallConn(); err != nil {
+		t.f.Close()
+		return timerfd{}, fmt.Errorf("timerfd: %w", err)
+	}
+	return t, nil
+}
+
+// arm arms the kernel's timer d (> 0) from now, rounded up to the grain;
+// re-arming to the instant already armed makes no system call.
+func (t *timerfd) arm(d time.Duration) {
+	now := time.Since(t.base)
+	at := (now + d + grain - 1) / grain * grain
+	if at == t.at {
+		return
+	}
+	// Relative to the kernel's now, which is no earlier than ours: the
+	// timer fires at at or after it.
+	t.settime(at - now)
+	t.at = at
+}
+
+// disarm stops the kernel's timer if it is armed.
+func (t *timerfd) disarm() {
+	if t.at != 0 {
+		t.settime(0)
+		t.at = 0
+	}
+}
+
+// settime arms the kernel's timer d from now (0 disarms), which also
+// clears an expiration not yet read. It fails only on a bad descriptor,
+// which a timer that is not closed does not have.
+func (t *timerfd) settime(d time.Duration) {
+	t.sets++
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(t.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0); e != 0 {
+		panic(fmt.Sprintf("clock: timerfd_settime: %v", e))
+	}
+}
+
+// readRaw is one raw read of the descriptor into buf; it reports whether
+// the read is done (an expiration read, or an error) rather than to be
+// waited for in the poller (EAGAIN: not expired).
+func readRaw(fd uintptr, buf *[8]byte) (done bool, errno syscall.Errno) {
+	_, _, errno = unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	return errno != unix.EAGAIN, errno
+}
+
 // pollTimer is a one-shot timerfd read by a goroutine parked in the
 // network poller. The reader forwards an expiration only while the armed
 // instant it belongs to is still the one armed, so after Reset or Stop no
 // stale value is received (the Go 1.23 contract).
 type pollTimer struct {
-	fd   int
-	f    *os.File        // fd, registered with the poller
-	rc   syscall.RawConn // f's, for reads through the poller without the runtime's syscall entry
 	c    chan time.Time
-	base time.Time // instants are counted from here, on the monotonic clock
 	done chan struct{}
 
 	mu     sync.Mutex
-	at     time.Duration // armed instant since base; 0: not armed (fired or stopped)
+	tfd    timerfd // its at and sets under mu
 	closed bool
-	sets   int // settime calls, for the test that an unchanged instant makes none
 }
 
 func newPollTimer(d time.Duration) (*pollTimer, error) {
-	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	tfd, err := newTimerfd()
 	if err != nil {
-		return nil, fmt.Errorf("timerfd_create: %w", err)
+		return nil, err
 	}
-	// A non-blocking descriptor makes a pollable file: a read parks the
-	// reader in the network poller, not on a thread.
-	t := &pollTimer{fd: fd, f: os.NewFile(uintptr(fd), "timerfd"), c: make(chan time.Time, 1),
-		base: time.Now(), done: make(chan struct{})}
-	if t.rc, err = t.f.SyscallConn(); err != nil {
-		t.f.Close()
-		return nil, fmt.Errorf("timerfd: %w", err)
-	}
+	t := &pollTimer{tfd: tfd, c: make(chan time.Time, 1), done: make(chan struct{})}
 	go t.read()
 	t.Reset(d)
 	return t, nil
@@ -68,19 +125,11 @@ func (t *pollTimer) Reset(d time.Duration) {
 	}
 	t.drain()
 	if d <= 0 {
-		t.disarm()
+		t.tfd.disarm()
 		t.c <- time.Now()
 		return
 	}
-	now := time.Since(t.base)
-	at := (now + d + grain - 1) / grain * grain
-	if at == t.at {
-		return
-	}
-	// Relative to the kernel's now, which is no earlier than ours: the
-	// timer fires at at or after it.
-	t.settime(at - now)
-	t.at = at
+	t.tfd.arm(d)
 }
 
 // Stop disarms the timer and drops a value not yet received; it reports
@@ -88,8 +137,8 @@ func (t *pollTimer) Reset(d time.Duration) {
 func (t *pollTimer) Stop() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	armed := t.at != 0
-	t.disarm()
+	armed := t.tfd.at != 0
+	t.tfd.disarm()
 	return !t.closed && (t.drain() || armed)
 }
 
@@ -109,19 +158,19 @@ func (t *pollTimer) read() {
 	defer close(t.done)
 	var buf [8]byte
 	var errno syscall.Errno
-	readRaw := func(fd uintptr) bool {
-		_, _, errno = unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
-		return errno != unix.EAGAIN // EAGAIN: not expired yet, wait in the poller
+	read := func(fd uintptr) (done bool) {
+		done, errno = readRaw(fd, &buf)
+		return done
 	}
 	for {
-		if err := t.rc.Read(readRaw); err != nil || errno != 0 {
+		if err := t.tfd.rc.Read(read); err != nil || errno != 0 {
 			return // closed (a timerfd read fails no other way)
 		}
 		t.mu.Lock()
-		if t.at != 0 && !t.closed {
+		if t.tfd.at != 0 && !t.closed {
 			var cur unix.ItimerSpec
-			if gettime(t.fd, &cur) == nil && cur.Value.Sec == 0 && cur.Value.Nsec == 0 {
-				t.at = 0
+			if gettime(t.tfd.fd, &cur) == nil && cur.Value.Sec == 0 && cur.Value.Nsec == 0 {
+				t.tfd.at = 0
 				select {
 				case t.c <- time.Now():
 				default:
@@ -142,25 +191,6 @@ func (t *pollTimer) drain() bool {
 	}
 }
 
-// disarm stops the kernel's timer if it is armed; t.mu is held.
-func (t *pollTimer) disarm() {
-	if t.at != 0 {
-		t.settime(0)
-		t.at = 0
-	}
-}
-
-// settime arms the kernel's timer d from now (0 disarms); t.mu is held.
-// It fails only on a bad descriptor, which a timer that is not closed does
-// not have.
-func (t *pollTimer) settime(d time.Duration) {
-	t.sets++
-	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(t.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0); e != 0 {
-		panic(fmt.Sprintf("clock: timerfd_settime: %v", e))
-	}
-}
-
 // gettime is timerfd_gettime made raw (see read).
 func gettime(fd int, cur *unix.ItimerSpec) error {
 	if _, _, e := unix.RawSyscall(unix.SYS_TIMERFD_GETTIME, uintptr(fd), uintptr(unsafe.Pointer(cur)), 0); e != 0 {
@@ -174,10 +204,10 @@ func (t *pollTimer) close() {
 	t.mu.Lock()
 	was := t.closed
 	t.closed = true
-	t.disarm()
+	t.tfd.disarm()
 	t.mu.Unlock()
 	if !was {
-		t.f.Close()
+		t.tfd.f.Close()
 		<-t.done
 	}
 }

@@ -17,14 +17,14 @@ func TestPollTimerUnchangedInstantMakesNoSyscall(t *testing.T) {
 	next := time.Now().Add(time.Minute)
 	tm.Reset(time.Until(next))
 	tm.mu.Lock()
-	before := tm.sets
+	before := tm.tfd.sets
 	tm.mu.Unlock()
 	const turns = 1000
 	for range turns {
 		tm.Reset(time.Until(next))
 	}
 	tm.mu.Lock()
-	sets := tm.sets - before
+	sets := tm.tfd.sets - before
 	tm.mu.Unlock()
 	// An instant moves to the next grain only when two clock reads straddle
 	// a boundary (or the goroutine is descheduled between them).
