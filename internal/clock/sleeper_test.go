@@ -10,13 +10,7 @@ import (
 // runtime's timers and, on Linux, the poller's.
 func sleeperKinds(t *testing.T) map[string]func() Sleeper {
 	kinds := map[string]func() Sleeper{"runtime": func() Sleeper { return NewSleeper(Real{}) }}
-	if runtime.GOOS == "linux" {
-		p := &Polled{Made: func(kind string, err error) {
-			if kind != "timerfd" {
-				t.Fatalf("Polled made a %s sleeper on Linux: %v", kind, err)
-			}
-		}}
-		t.Cleanup(p.Close)
+	if p := timerfdPolled(t, "sleeper"); p != nil {
 		kinds["timerfd"] = p.NewSleeper
 	}
 	return kinds

@@ -10,16 +10,25 @@ import (
 // and, on Linux, the poller's.
 func timerKinds(t *testing.T) map[string]func(d time.Duration) Timer {
 	kinds := map[string]func(d time.Duration) Timer{"runtime": Real{}.NewTimer}
-	if runtime.GOOS == "linux" {
-		p := &Polled{Made: func(kind string, err error) {
-			if kind != "timerfd" {
-				t.Fatalf("Polled made a %s timer on Linux: %v", kind, err)
-			}
-		}}
-		t.Cleanup(p.Close)
+	if p := timerfdPolled(t, "timer"); p != nil {
 		kinds["timerfd"] = p.NewTimer
 	}
 	return kinds
+}
+
+// timerfdPolled is the Polled clock of the contract tests on Linux, where
+// what it makes (a timer, a sleeper) must be a timerfd; nil elsewhere.
+func timerfdPolled(t *testing.T, what string) *Polled {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	p := &Polled{Made: func(kind string, err error) {
+		if kind != "timerfd" {
+			t.Fatalf("Polled made a %s %s on Linux: %v", kind, what, err)
+		}
+	}}
+	t.Cleanup(p.Close)
+	return p
 }
 
 // recv waits for a value on tm, failing after a generous bound.
