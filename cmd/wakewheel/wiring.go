@@ -82,10 +82,11 @@ func capabilities(d *daemon) []capability {
 	return append(caps, metricsCapability(d, caps))
 }
 
-// loopClock is the engine loop's clock: its timer wakes through the network
-// poller, so a reminder that comes due while the collector marks is not kept
-// waiting by a mark worker (internal/clock doc.go). Where no such timer can
-// be made the loop sleeps on the runtime's timer, and says so once. A
+// loopClock is the engine loop's clock: the loop sleeps on its sleeper, a
+// timerfd the loop reads itself in the network poller, so a reminder that
+// comes due while the collector marks is not kept waiting by a mark worker
+// (internal/clock doc.go). Where no timerfd can be made the loop sleeps on
+// the runtime's timer, and says so once. A
 // timerfd also has no millisecond rounding: the runtime's timers wait in the
 // poller with a timeout of whole milliseconds, up to a millisecond late.
 func loopClock(log zerolog.Logger) *clock.Polled {

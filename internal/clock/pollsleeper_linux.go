@@ -68,7 +68,7 @@ func (s *pollSleeper) Wait() {
 	}
 	err := s.tfd.rc.Read(s.read)
 	s.sleeping.Store(false)
-	s.woken.Swap(false)
+	s.woken.Store(false) // seen: this Wait is ending
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		s.tfd.f.SetReadDeadline(time.Time{}) // this Wake is spent
 	}
