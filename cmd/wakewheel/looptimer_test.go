@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// On Linux the engine's loop sleeps on a timerfd timer (it wakes through
+// On Linux the engine's loop sleeps on a timerfd (it wakes through
 // the network poller, not behind a collector's mark workers): the daemon
 // logs the kind of the timer its loop made.
 func TestDaemonLoopSleepsOnTimerfd(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("the poller timer is a Linux timerfd; elsewhere the loop uses the runtime timer")
+		t.Skip("the poller sleeper is a Linux timerfd; elsewhere the loop sleeps on the runtime timer")
 	}
 	h := newHome(t)
 	d := h.start()

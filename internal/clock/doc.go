@@ -10,15 +10,15 @@
 // work, looks at the run queues and the network poller but not at expired
 // runtime timers (golang/go#45632), so a runtime timer that came due during
 // a mark fired 5.3 ms late at the median (0.14 ms outside one), and with
-// it every reminder the loop slept to. Polled's timers are a Linux timerfd
-// read by a goroutine parked in the network poller: its expiry is a
+// it every reminder the loop slept to. Polled's sleeper is a Linux timerfd
+// its owner waits on, parked in the network poller: its expiry is a
 // readable descriptor, which the worker does look at. It also wakes at its
 // instant: a runtime timer left to the poller's thread waits in epoll_wait,
 // whose timeout is whole milliseconds, and the daemon's median 1 ms reminder
 // came 0.43-0.54 ms late on one, 0.09-0.11 ms on the timerfd (BENCHMARKS.md,
-// "The loop's timer through the poller"). The loop's sleeper is
-// the only timer the daemon makes on it; elsewhere (and where no timerfd
-// can be made) Polled makes runtime timers.
+// "The loop's timer through the poller"). The loop's sleeper is the only
+// timerfd the daemon makes; Polled's timers, and its sleeper where no
+// timerfd can be made, are the runtime's.
 //
 // Why a Sleeper: the loop waits for its next wake or for a request. A
 // timer's channel in a select needs a goroutine to read the timerfd and
@@ -31,18 +31,17 @@
 // past, which readies the loop without a system call (BENCHMARKS.md, "The
 // loop's wait, eleventh landing").
 //
-// Why raw system calls: a wake of a poller timer makes three (the
-// reader's read of the descriptor, its timerfd_gettime, the next Reset's
-// timerfd_settime; the sleeper's wake, its reads and the settime), none of
-// which can block. Made through the runtime's
-// syscall entry, each woke the runtime's monitor thread (sysmon) from its
-// deep sleep and set it polling every 20 µs for a millisecond or more: a
-// third of the CPU of a loop woken every millisecond. Made raw, they leave
-// it asleep (BENCHMARKS.md, "Timer slack: push+fire in real time").
+// Why raw system calls: a wake of the sleeper makes two or three (the
+// owner's reads of the descriptor, the next Reset's timerfd_settime),
+// none of which can block. Made through the runtime's syscall entry, each
+// woke the runtime's monitor thread (sysmon) from its deep sleep and set
+// it polling every 20 µs for a millisecond or more: a third of the CPU of
+// a loop woken every millisecond. Made raw, they leave it asleep
+// (BENCHMARKS.md, "Timer slack: push+fire in real time").
 //
 // Invariants: every Timer keeps the Go 1.23 contract (after Reset or Stop
-// no stale value is received); a poller timer or sleeper fires at its
-// instant rounded up to 10 µs, never before it, and re-arming it to an
+// no stale value is received); a poller sleeper wakes at its instant
+// rounded up to 10 µs, never before it, and re-arming it to an
 // unchanged instant makes no system call; a Wake is never lost (a Wait
 // under way or the next one returns after it).
 //

@@ -9,11 +9,12 @@ import (
 
 // pollSleeper is a timerfd that its owner reads itself, parked in the
 // network poller: when it expires, the thread that waits in the poller
-// runs the owner at once. A timer read by a goroutine of its own (pollTimer)
-// hands each expiration to its receiver through a channel, and readying a
-// goroutine from a running one wakes a second thread to spin for it; on a
-// virtual machine that is a second sleep and wake-up of a CPU per wake of
-// the loop (BENCHMARKS.md, "The loop's wait, eleventh landing").
+// runs the owner at once. A timer read by a goroutine of its own (the
+// loop's timer before the sleeper) hands each expiration to its receiver
+// through a channel, and readying a goroutine from a running one wakes a
+// second thread to spin for it; on a virtual machine that is a second
+// sleep and wake-up of a CPU per wake of the loop (BENCHMARKS.md, "The
+// loop's wait, eleventh landing").
 //
 // Wake cuts a Wait short by setting the descriptor's read deadline in the
 // past, which readies the parked owner without a system call; the owner
@@ -74,8 +75,8 @@ func (s *pollSleeper) Wait() {
 	}
 }
 
-// read is one raw read of the descriptor (see pollTimer.read for why
-// raw); an expiration read means the armed instant has passed, and the
+// read is one raw read of the descriptor (see readRaw for why raw); an
+// expiration read means the armed instant has passed, and the
 // kernel's one-shot timer is disarmed.
 func (s *pollSleeper) read(fd uintptr) bool {
 	done, errno := readRaw(fd, &s.buf)

@@ -8,12 +8,27 @@ import (
 
 // sleeperKinds are the sleepers the contract tests run against: one on the
 // runtime's timers and, on Linux, the poller's.
-func sleeperKinds(t *testing.T) map[string]func() Sleeper {
+func sleeperKinds(t testing.TB) map[string]func() Sleeper {
 	kinds := map[string]func() Sleeper{"runtime": func() Sleeper { return NewSleeper(Real{}) }}
-	if p := timerfdPolled(t, "sleeper"); p != nil {
+	if p := timerfdPolled(t); p != nil {
 		kinds["timerfd"] = p.NewSleeper
 	}
 	return kinds
+}
+
+// timerfdPolled is the Polled clock of the contract tests on Linux, where
+// its sleepers must be timerfds; nil elsewhere.
+func timerfdPolled(t testing.TB) *Polled {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	p := &Polled{Made: func(kind string, err error) {
+		if kind != "timerfd" {
+			t.Fatalf("Polled made a %s sleeper on Linux: %v", kind, err)
+		}
+	}}
+	t.Cleanup(p.Close)
+	return p
 }
 
 // waited runs s.Wait and reports how long it took, failing after a
@@ -32,6 +47,27 @@ func waited(t *testing.T, s Sleeper) time.Duration {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Wait did not return within 10s")
 		return 0
+	}
+}
+
+// blocks fails if s.Wait returns within wait, then ends it with a Wake.
+func blocks(t *testing.T, s Sleeper, wait time.Duration) {
+	t.Helper()
+	returned := make(chan struct{})
+	go func() {
+		s.Wait()
+		close(returned)
+	}()
+	select {
+	case <-returned:
+		t.Fatalf("Wait returned within %v with no Wake and nothing due", wait)
+	case <-time.After(wait):
+	}
+	s.Wake()
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wake did not end the Wait")
 	}
 }
 
@@ -73,24 +109,7 @@ func TestSleeperWake(t *testing.T) {
 			s.Wake()
 			s.Wake() // two before a Wait are one
 			waited(t, s)
-			// The timer is still armed for its hour: a Wait now returns only
-			// on a Wake.
-			returned := make(chan struct{})
-			go func() {
-				s.Wait()
-				close(returned)
-			}()
-			select {
-			case <-returned:
-				t.Fatal("Wait returned with no Wake and an hour armed")
-			case <-time.After(50 * time.Millisecond):
-			}
-			s.Wake()
-			select {
-			case <-returned:
-			case <-time.After(10 * time.Second):
-				t.Fatal("Wake did not end the Wait")
-			}
+			blocks(t, s, 50*time.Millisecond) // the hour is still armed
 		})
 	}
 }
@@ -135,26 +154,87 @@ func TestSleeperNoLostWake(t *testing.T) {
 	}
 }
 
-// The loop resets its sleeper on every turn to the same deadline, counted
-// from a fresh now: those resets make no system call.
-func TestPollSleeperUnchangedInstantMakesNoSyscall(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the poller sleeper is a Linux timerfd")
+// Re-arming moves the instant both ways: earlier than the one armed, and
+// later, where the earlier one must not end the Wait.
+func TestSleeperResetEarlierAndLater(t *testing.T) {
+	for name, newSleeper := range sleeperKinds(t) {
+		t.Run(name, func(t *testing.T) {
+			s := newSleeper()
+			s.Reset(time.Hour)
+			start := time.Now()
+			s.Reset(10 * time.Millisecond)
+			waited(t, s)
+			if el := time.Since(start); el < 10*time.Millisecond {
+				t.Fatalf("reset earlier: Wait returned after %v", el)
+			}
+			start = time.Now()
+			s.Reset(10 * time.Millisecond)
+			s.Reset(150 * time.Millisecond)
+			waited(t, s)
+			if el := time.Since(start); el < 150*time.Millisecond {
+				t.Fatalf("reset later: Wait returned after %v, the earlier instant still armed", el)
+			}
+		})
 	}
-	var p Polled
-	defer p.Close()
-	s, ok := p.NewSleeper().(*pollSleeper)
-	if !ok {
-		t.Fatal("Polled made no timerfd sleeper on Linux")
+}
+
+// Stop, or a Reset to a later instant, forgets an armed instant that has
+// already passed but was not waited for.
+func TestSleeperStopAndResetForgetAPassedInstant(t *testing.T) {
+	for name, newSleeper := range sleeperKinds(t) {
+		t.Run(name, func(t *testing.T) {
+			s := newSleeper()
+			s.Reset(5 * time.Millisecond)
+			s.Stop()
+			blocks(t, s, 50*time.Millisecond)
+			s.Reset(time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // passed, not waited for
+			s.Stop()
+			blocks(t, s, 30*time.Millisecond)
+			s.Reset(time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
+			s.Reset(time.Hour)
+			blocks(t, s, 30*time.Millisecond)
+		})
 	}
-	next := time.Now().Add(time.Minute)
-	s.Reset(time.Until(next))
-	before := s.tfd.sets
-	const turns = 1000
-	for range turns {
-		s.Reset(time.Until(next))
-	}
-	if sets := s.tfd.sets - before; sets > turns/10 {
-		t.Fatalf("%d settime calls for %d resets to one deadline", sets, turns)
+}
+
+// Re-arms around the instant of expiry, some waited for: a Wait returns no
+// earlier than the instant last armed, and an expiry that belongs to an
+// earlier arm never ends a Wait after a Reset or Stop.
+func TestSleeperManyResets(t *testing.T) {
+	for name, newSleeper := range sleeperKinds(t) {
+		t.Run(name, func(t *testing.T) {
+			s := newSleeper()
+			for i := range 500 {
+				d := time.Duration(i%7) * 20 * time.Microsecond
+				start := time.Now()
+				s.Reset(d)
+				if i%3 == 0 {
+					time.Sleep(time.Duration(i%5) * 30 * time.Microsecond)
+				}
+				switch {
+				case i%4 == 0:
+					if el := waited(t, s); time.Since(start) < d {
+						t.Fatalf("turn %d: Wait returned %v after a Reset(%v)", i, el, d)
+					}
+				case i%2 == 0:
+					s.Reset(time.Hour)
+				default:
+					s.Stop()
+				}
+				if i%50 == 1 {
+					blocks(t, s, 2*time.Millisecond)
+				}
+			}
+			s.Stop()
+			blocks(t, s, 30*time.Millisecond)
+			start := time.Now()
+			s.Reset(5 * time.Millisecond)
+			waited(t, s)
+			if el := time.Since(start); el < 5*time.Millisecond {
+				t.Fatalf("Wait returned %v after the last Reset, want at least 5ms", el)
+			}
+		})
 	}
 }
