@@ -38,6 +38,13 @@ func TestCrashWhileDrainingLosesNoPath(t *testing.T) {
 	root := st.Path
 	gitT(t, repo, "checkout", "-q", "B")
 	start := time.Now()
+	// The kills are meant for the drain: wait until the changed set is
+	// captured, so that no kill lands before the detection (on a loaded
+	// box a restart's detection can outlast the gaps between kills, and
+	// the kills would then never meet a backlog).
+	waitRoot(t, c, root, 60*time.Second, "the changed set captured", func(s roots.Status) bool {
+		return s.Backlog > 0
+	})
 	kills := *rootsCrashIterations
 	d, c, midDrain := h.killWhileDraining(d, root, kills, rng)
 	st = waitRoot(t, c, root, 60*time.Second, "the final drain", func(s roots.Status) bool {
