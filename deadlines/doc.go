@@ -118,8 +118,12 @@
 // keys found lately, a way for every four slots of the index (at most
 // 1 MiB), so re-arming a working set of keys does not touch a
 // multi-megabyte index. A hint is checked against its
-// entry, so a stale one only costs the probe it failed to save; Push, which
-// mostly creates, goes to the index directly. Altogether a pending deadline
+// entry, so a stale one only costs the probe it failed to save. Before
+// the hints, a lookup tries the entry found last and the one made just
+// after it: keys made in turn and re-armed in that order (a sweep over
+// roots or lanes) are then found each in the slab line next to the last,
+// without the index. Push, which mostly creates, skips the hints and the
+// next entry and goes to the index directly. Altogether a pending deadline
 // with a key of up to 31 bytes takes about 72 bytes, its key included (at
 // 100k pending; 76 at 1M), and of the caller's key the wheel keeps only a
 // long one's string (a Loader clones it). Extend allocates nothing; a push

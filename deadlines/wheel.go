@@ -184,11 +184,11 @@ func (w *Wheel) All() iter.Seq[Deadline] {
 // is known (else noPos); or, when key is absent, nilIdx, and the hash and
 // position that add needs. The entry found last is tried first, without
 // hashing: a burst touches one key again and again, and a deadline is often
-// cancelled or fired just after it was set; then, when hinted, the hints,
-// which remember the keys found lately; then the index. Push, which mostly
-// creates a deadline, skips the hints, which cannot say that a key is
-// absent, so that a new key costs one cache miss (its group's control
-// bytes, index.go), not two.
+// cancelled or fired just after it was set; then, when hinted, the entry
+// made after it (afterRecent) and the hints, which remember the keys found
+// lately; then the index. Push, which mostly creates a deadline, skips
+// those two, which cannot say that a key is absent, so that a new key
+// costs one cache miss (its group's control bytes, index.go), not more.
 //
 // A key of 8 to 16 bytes, most of the engine's, is read once, as its first
 // and last 8 bytes: the hash is made of them, and they compare the key with
@@ -202,6 +202,12 @@ func (w *Wheel) lookup(key string, hinted bool) (i int32, e *entry, h, pos uint3
 	a, b := load64(key), load64(key[n-8:])
 	if e := w.recentEntry; e != nil && e.holdsShort(n, a, b) { // a freed entry's key length is 0
 		return w.recent, e, e.hash, w.recentPos
+	}
+	if hinted {
+		if i, e := w.afterRecent(); e != nil && e.holdsShort(n, a, b) {
+			w.recent, w.recentEntry, w.recentPos = i, e, noPos
+			return i, e, e.hash, noPos
+		}
 	}
 	h = w.keyHash.words(a, b, n)
 	if hinted && len(w.hints.sets) != 0 {
@@ -222,6 +228,12 @@ func (w *Wheel) lookup(key string, hinted bool) (i int32, e *entry, h, pos uint3
 func (w *Wheel) lookupAny(key string, hinted bool) (i int32, e *entry, h, pos uint32) {
 	if i, e, pos = w.lastFound(key); i != nilIdx {
 		return i, e, e.hash, pos
+	}
+	if hinted {
+		if i, e = w.afterRecent(); e != nil && e.mayHold(key) && w.slab.hasKey(e, key) && e.live() {
+			w.recent, w.recentEntry, w.recentPos = i, e, noPos
+			return i, e, e.hash, noPos
+		}
 	}
 	h = w.hash(key)
 	if hinted && len(w.hints.sets) != 0 { // key is not 8 to 16 bytes (lookup took those): get needs no words
@@ -246,6 +258,19 @@ func (w *Wheel) lastFound(key string) (int32, *entry, uint32) {
 		return w.recent, e, w.recentPos
 	}
 	return nilIdx, nil, noPos
+}
+
+// afterRecent is the entry made just after the one found or added last
+// (live or not), or nilIdx and nil: the next to try when that one does not
+// hold the key. Keys made in turn sit side by side in the slab, so a
+// sweep over them in that order (a reconcile over the roots, a reload's
+// deadlines re-armed) finds each next to the last, in a line the hardware
+// prefetcher has streamed in, without the index's two lines.
+func (w *Wheel) afterRecent() (int32, *entry) {
+	if i := w.recent + 1; i > 0 && i < w.slab.n {
+		return i, w.slab.at(i)
+	}
+	return nilIdx, nil
 }
 
 // found remembers what an index lookup found: as the entry found last,
