@@ -115,7 +115,7 @@
 // control bytes only. The table takes 6 to 11 bytes a deadline as the
 // wheel grows (it never shrinks). In front of it, once the index outgrows
 // the caches, hints (hints.go): four-way sets of the slab indices of the
-// keys found lately, a way for every four slots of the index (at most
+// keys found lately, a way for every two slots of the index (at most
 // 1 MiB), so re-arming a working set of keys does not touch a
 // multi-megabyte index. A hint is checked against its
 // entry, so a stale one only costs the probe it failed to save. Before
@@ -124,7 +124,7 @@
 // roots or lanes) are then found each in the slab line next to the last,
 // without the index. Push, which mostly creates, skips the hints and the
 // next entry and goes to the index directly. Altogether a pending deadline
-// with a key of up to 31 bytes takes about 72 bytes, its key included (at
+// with a key of up to 31 bytes takes about 73 bytes, its key included (at
 // 100k pending; 76 at 1M), and of the caller's key the wheel keeps only a
 // long one's string (a Loader clones it). Extend allocates nothing; a push
 // of a new key allocates only when a page or the table grows (or, for a

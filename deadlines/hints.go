@@ -6,15 +6,17 @@ package deadlines
 // with its low bits), the ones found again in front.
 // The index of a large wheel spans megabytes, so a probe for a key touched a
 // moment ago misses the caches and the TLB; the hints hold a way for every
-// four slots of the index (at most maxHints ways, 1 MiB), so the keys a
+// two slots of the index (at most maxHints ways, 1 MiB), so the keys a
 // scheduler touches again and again (its roots, lanes and leases) are found
 // in a smaller, hotter table, and their index groups are not touched.
-// A way for every four slots, not every eight: a wheel of 100k to 170k
-// pending (an index of 2^18 slots) then holds hints for 65,536 keys
-// re-armed in turn in about 70% of their lookups, not 3 in 8 (a set that
-// more keys share than it has ways keeps three of them), for about a byte
-// more a deadline at 100k pending; from an index of 2^20 slots (about 350k
-// pending) on the hints are at maxHints either way.
+// A way for every two slots, not every four or eight: a wheel of 100k to
+// 170k pending (an index of 2^18 slots) then holds hints for 65,536 keys
+// re-armed in no particular order in about 94% of their lookups, against
+// 71% with one for every four and 3 in 8 with one for every eight (a set
+// that more keys share than it has ways keeps three of them), for about
+// 1.3 bytes more a deadline at 100k pending than with four; from an index
+// of 2^19 slots (about 170k pending) on the hints are at maxHints either
+// way.
 //
 // A hint is only a guess: it is checked against the entry (same hash, same
 // key, live), so a stale one (freed, reused, pushed out) costs one compare
@@ -37,13 +39,13 @@ const (
 	// L2 once the entries and keys are counted.
 	minHintedSlots = 1 << 15
 	// hintShare is the index slots per way.
-	hintShare = 4
+	hintShare = 2
 	// maxHints bounds the hints at 1 MiB.
 	maxHints = 1 << 18
 )
 
 // fit sizes the hints for an index of indexSlots: none below
-// minHintedSlots, else a quarter of the slots (4 bytes a way against 5 a
+// minHintedSlots, else half the slots (4 bytes a way against 5 a
 // slot), up to maxHints. Growing drops what they held.
 func (x *hints) fit(indexSlots int) {
 	if indexSlots < minHintedSlots || x.ways() >= maxHints || x.ways() >= indexSlots/hintShare {
