@@ -37,13 +37,17 @@ type listingGate struct {
 // ReaderShare / places of time, and the next one starts only once what they
 // spent is paid back, less ReaderBurst (the next one waits, with the place;
 // no answer is held). However many callers list or poll in a loop, readers
-// then use at most a quarter of a core a place, and the rest stays for the
+// then use at most 0.15 of a core a place, and the rest stays for the
 // loop, the posts and the rest of the machine: on a shared machine a daemon
 // that takes more than its share of the CPU has its threads wait behind
 // the others' when a deadline falls due. ReaderBurst lets a caller that
 // asks now and then, or a short run of pages, through without waiting.
+// 0.15, not 0.25: at a million pending, ten callers polling status and
+// paging in a loop then get ~150 answers a second of each, not ~260, and
+// post p99 under them is 1.7-2.2 times its idle p99, not 2.1-2.5
+// (BENCHMARKS.md, "Posts under callers, thirteenth landing").
 const (
-	ReaderShare = 0.25
+	ReaderShare = 0.15
 	ReaderBurst = 20 * time.Millisecond
 )
 

@@ -126,7 +126,8 @@ func TestReadersTakeTheirShareOfTheirPlaces(t *testing.T) {
 	slices.SortFunc(ends, time.Time.Compare)
 	// Reader i starts no sooner than its predecessors' cost (each held the
 	// place >= work) less the burst after the first began.
-	rest := time.Duration(float64(work)/api.ReaderShare) - work - api.ReaderBurst
+	share := api.ReaderShare // a variable: the constant quotient need not be a whole number of nanoseconds
+	rest := time.Duration(float64(work)/share) - work - api.ReaderBurst
 	for i := 1; i < len(starts); i++ {
 		if gap := starts[i].Sub(ends[i-1]); gap < rest-5*time.Millisecond {
 			t.Errorf("reader %d started %v after the previous one ended, want >= %v", i, gap, rest)
