@@ -58,3 +58,23 @@ func TestAfterRecentFindsTheNextKeyOnly(t *testing.T) {
 		})
 	}
 }
+
+// A freed entry's key length is 0, as the empty key's is: the entry after
+// the one found last is not taken for the empty key once it is freed.
+func TestAfterRecentSkipsAFreedEntryForTheEmptyKey(t *testing.T) {
+	start := time.Unix(1_750_000_000, 0)
+	w := NewWheel(time.Millisecond, start)
+	w.Push("k", "burst", start.Add(time.Hour), nil)
+	w.Push("", "burst", start.Add(time.Hour), nil)
+	if !w.Cancel("") {
+		t.Fatal(`"" not pending`)
+	}
+	w.Get("k")
+	if d, ok := w.Get(""); ok {
+		t.Fatalf(`"" found in its freed entry: %+v`, d)
+	}
+	if w.Cancel("") {
+		t.Fatal(`"" cancelled twice`)
+	}
+	checkInvariants(t, w)
+}

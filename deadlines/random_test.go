@@ -93,8 +93,17 @@ func runModelRound(t *testing.T, r *rand.Rand, tick time.Duration, nkeys, ops in
 	keys := modelKeys(nkeys)
 	kinds := []string{"burst", "reconcile", "lease"}
 	var due []Deadline
+	last := 0
 	for op := range ops {
-		key, kind := keys[r.IntN(nkeys)], kinds[r.IntN(len(kinds))]
+		// A third of the ops take the key after the last one: sweeps in
+		// the order the keys were made, which lookups find next to the
+		// entry found last (afterRecent).
+		ki := r.IntN(nkeys)
+		if r.IntN(3) == 0 {
+			ki = (last + 1) % nkeys
+		}
+		last = ki
+		key, kind := keys[ki], kinds[r.IntN(len(kinds))]
 		var payload []byte
 		if r.IntN(3) == 0 {
 			payload = []byte{byte(op), byte(op >> 8)}
@@ -199,14 +208,17 @@ func checkAll(t *testing.T, op int, w *Wheel, m *model) {
 	}
 }
 
-// modelKeys makes n distinct keys of every length an entry stores
-// differently: short, exactly inlineKey bytes, one byte more, and long (a
-// deep root's path), sharing prefixes so that ties in At are broken by
-// their last bytes.
+// modelKeys makes n distinct keys of every length an entry stores or a
+// lookup reads differently: under 8 bytes, 8 to 16 (read as two words),
+// exactly inlineKey bytes, one byte more, and long (a deep root's path),
+// sharing prefixes so that ties in At are broken by their last bytes.
 func modelKeys(n int) []string {
 	keys := make([]string, n)
 	for i := range keys {
 		k := fmt.Sprintf("k%03d", i)
+		if i%8 == 4 {
+			k = fmt.Sprintf("lane/%06d", i)
+		}
 		switch i % 4 {
 		case 1:
 			k = fmt.Sprintf("%s%03d", strings.Repeat("r", inlineKey-3), i%1000)
