@@ -5,7 +5,9 @@
 //   - restart to first answer with N pending reminders, against a raw
 //     LevelDB open and iteration of the same store;
 //   - the daemon's RSS with N pending;
-//   - status latency at N pending against an empty daemon;
+//   - status latency at N pending against an empty daemon, the calls 5 ms
+//     apart (a caller that asks now and then, which the listing gate does
+//     not pace), and back to back (a caller in a loop, which it paces);
 //   - while 10 callers loop on status and deadlines pages: the lateness of
 //     reminders due in 1 ms and the latency of reminder posts, against the
 //     same measures on the idle daemon;
