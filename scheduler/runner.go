@@ -110,6 +110,13 @@ func (r *Runner) loop() {
 	defer close(jobs)
 
 	busy := false
+	// armed is the instant the sleeper is armed for, zero when it is not
+	// or when a Wait may have spent it. An instant unchanged since it was
+	// armed is not armed again: the sleeper already wakes at it (a Reset
+	// counted from a later now would name the same instant), and a clock
+	// that moved between the now read and the Reset (a fake clock's Set)
+	// cannot push it later.
+	var armed time.Time
 	for {
 		now := r.clock.Now()
 		r.eng.Due(now)
@@ -125,9 +132,13 @@ func (r *Runner) loop() {
 			// one further out, a slot's to cascade; counted from a fresh
 			// now, so the time the firing above took is not added to the
 			// sleep.
-			r.sleep.Reset(max(at.Sub(r.clock.Now()), 0))
+			if !at.Equal(armed) {
+				r.sleep.Reset(max(at.Sub(r.clock.Now()), 0))
+				armed = at
+			}
 		} else {
 			r.sleep.Stop() // idle: no timer at all
+			armed = time.Time{}
 		}
 		select {
 		case req := <-r.reqs:
@@ -151,6 +162,7 @@ func (r *Runner) loop() {
 			// Wake, then look again. Polled's sleeper waits in the poller
 			// itself, so a timer's wake is one thread's (clock doc.go).
 			r.sleep.Wait()
+			armed = time.Time{} // it may have returned for the armed instant
 		}
 	}
 }
