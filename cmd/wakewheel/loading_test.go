@@ -150,6 +150,7 @@ func (h *home) watchLoad(t *testing.T, d *child) []int {
 	c := h.client()
 	var seen []int
 	refused := false
+	unanswered := false // a reminder sent with no answer in time, which a daemon ready by then applied
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		st, err := statusNow(c)
@@ -159,6 +160,11 @@ func (h *home) watchLoad(t *testing.T, d *child) []int {
 		if st.State == api.StateReady {
 			if st.Pending < loadingN {
 				t.Fatalf("ready with %d pending, want at least %d", st.Pending, loadingN)
+			}
+			if unanswered {
+				if _, err := c.CancelReminder(context.Background(), "while-loading", true); err != nil {
+					t.Fatal(err)
+				}
 			}
 			return seen
 		}
@@ -176,6 +182,7 @@ func (h *home) watchLoad(t *testing.T, d *child) []int {
 			var ae *api.Error
 			if errors.Is(err, context.DeadlineExceeded) {
 				refused = false // no answer in time on a busy box: ask again
+				unanswered = true
 			} else if err == nil {
 				refused = false // the load ended meanwhile: try again next time, if any
 				if _, err := c.CancelReminder(context.Background(), "while-loading", true); err != nil {
