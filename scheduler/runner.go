@@ -152,7 +152,7 @@ func (r *Runner) loop() {
 				// Ask the running action to stop. A finished run is recorded;
 				// an interrupted one keeps its record and runs after restart.
 				cancelWorker()
-				if res := <-results; res.out.Result == Done {
+				if res := r.drain(results); res.out.Result == Done {
 					r.eng.Finish(r.clock.Now(), res.job, res.out)
 				}
 			}
@@ -163,6 +163,23 @@ func (r *Runner) loop() {
 			// itself, so a timer's wake is one thread's (clock doc.go).
 			r.sleep.Wait()
 			armed = time.Time{} // it may have returned for the armed instant
+		}
+	}
+}
+
+// drain waits for the running action's result while the loop stops, and
+// serves the requests that come meanwhile: an action may ask the loop for
+// something on its way out (a root's detection records an alert through
+// Do), and a loop that only waited for the result would never answer it,
+// so neither would ever return.
+func (r *Runner) drain(results <-chan result) result {
+	for {
+		select {
+		case res := <-results:
+			return res
+		case req := <-r.reqs:
+			req.fn(r.eng, r.clock.Now())
+			close(req.reply)
 		}
 	}
 }
