@@ -82,8 +82,8 @@ func (r *Runner) Do(ctx context.Context, fn func(e *Engine, now time.Time)) erro
 	return nil
 }
 
-// Stop cancels the running action's context, waits for it to return, and
-// ends the loop. Queued and interrupted jobs keep their store records and
+// Stop cancels the running action's context, waits for it to return
+// (serving what it asks of the loop meanwhile), and ends the loop. Queued and interrupted jobs keep their store records and
 // run after the next start.
 func (r *Runner) Stop() {
 	r.once.Do(func() {
