@@ -230,7 +230,7 @@ func (w *Wheel) lookupAny(key string, hinted bool) (i int32, e *entry, h, pos ui
 		return i, e, e.hash, pos
 	}
 	if hinted {
-		if i, e = w.afterRecent(); e != nil && e.mayHold(key) && w.slab.hasKey(e, key) && e.live() {
+		if i, e = w.afterRecent(); e != nil && w.holds(e, key) {
 			w.recent, w.recentEntry, w.recentPos = i, e, noPos
 			return i, e, e.hash, noPos
 		}
@@ -254,10 +254,16 @@ func (w *Wheel) lookupAny(key string, hinted bool) (i int32, e *entry, h, pos ui
 // keys that differ (one root's against another's, a lane's against the
 // next) share their length and differ in their last bytes.
 func (w *Wheel) lastFound(key string) (int32, *entry, uint32) {
-	if e := w.recentEntry; e != nil && e.mayHold(key) && w.slab.hasKey(e, key) && e.live() {
+	if e := w.recentEntry; e != nil && w.holds(e, key) {
 		return w.recent, e, w.recentPos
 	}
 	return nilIdx, nil, noPos
+}
+
+// holds reports whether e is live and holds key, compared without a call
+// first by its last byte (entry.mayHold), then in full.
+func (w *Wheel) holds(e *entry, key string) bool {
+	return e.mayHold(key) && w.slab.hasKey(e, key) && e.live()
 }
 
 // afterRecent is the entry made just after the one found or added last

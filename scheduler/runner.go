@@ -83,8 +83,9 @@ func (r *Runner) Do(ctx context.Context, fn func(e *Engine, now time.Time)) erro
 }
 
 // Stop cancels the running action's context, waits for it to return
-// (serving what it asks of the loop meanwhile), and ends the loop. Queued and interrupted jobs keep their store records and
-// run after the next start.
+// (serving what it asks of the loop meanwhile), and ends the loop. Queued
+// and interrupted jobs keep their store records and run after the next
+// start.
 func (r *Runner) Stop() {
 	r.once.Do(func() {
 		close(r.stop)
@@ -142,8 +143,7 @@ func (r *Runner) loop() {
 		}
 		select {
 		case req := <-r.reqs:
-			req.fn(r.eng, r.clock.Now())
-			close(req.reply)
+			r.serve(req)
 		case res := <-results:
 			busy = false
 			r.eng.Finish(r.clock.Now(), res.job, res.out)
@@ -178,8 +178,13 @@ func (r *Runner) drain(results <-chan result) result {
 		case res := <-results:
 			return res
 		case req := <-r.reqs:
-			req.fn(r.eng, r.clock.Now())
-			close(req.reply)
+			r.serve(req)
 		}
 	}
+}
+
+// serve runs a request on the loop and replies to it.
+func (r *Runner) serve(req request) {
+	req.fn(r.eng, r.clock.Now())
+	close(req.reply)
 }
