@@ -30,6 +30,7 @@ test-race:
 
 test-rest: build
 	$(GO) test -count=1 -timeout 8m $$($(GO) list ./... | grep -v -E '/(deadlines|scheduler|store|obligations|wakes|liveness|roots|internal|api|lanerun)(/|$$)')
+	$(GO) test -count=1 -run '^TestNewEntriesFaultEachPageOnce$$' ./deadlines/  # counts page faults: not under the race detector
 
 ## test-readme: every command block of README.md, run in a private home
 ## against a real daemon; a non-zero exit the README does not announce fails

@@ -164,19 +164,28 @@ func (s *slab) releaseLong(e *entry) {
 // released). A long key is kept as given: the caller's string must not
 // change (a Go string never does; a loader's view of bytes is cloned
 // first).
+//
+// The length is stored first. A new entry's first touch is often the first
+// of its slab page, and it must be a write: slicing keyBytes for the copy
+// reads the entry first (the compiler's nil check), and a read of a page
+// never touched maps the kernel's shared zero page, so the copy's write
+// then takes a second fault, which replaces that page and flushes the
+// other processors' TLBs (an interprocessor interrupt, dear on a virtual
+// machine). A store first faults once, the page mapped writable, and the
+// nil check goes with it.
 func (s *slab) setKey(e *entry, key string) {
 	n := len(key)
-	switch {
-	case n > inlineKey:
+	if n > inlineKey {
 		s.setLongKey(e, key)
 		return
-	case n >= 8 && n <= 16: // two stores, not a call to copy
-		binary.LittleEndian.PutUint64(e.keyBytes[:], load64(key))
-		binary.LittleEndian.PutUint64(e.keyBytes[(n-8)&15:], load64(key[n-8:]))
-	default:
-		copy(e.keyBytes[:], key)
 	}
 	e.keyLen = uint8(n)
+	if n >= 8 && n <= 16 { // two stores, not a call to copy
+		binary.LittleEndian.PutUint64(e.keyBytes[:], load64(key))
+		binary.LittleEndian.PutUint64(e.keyBytes[(n-8)&15:], load64(key[n-8:]))
+		return
+	}
+	copy(e.keyBytes[:], key)
 }
 
 //go:noinline
