@@ -45,7 +45,6 @@ func TestNewEntriesFaultEachPageOnce(t *testing.T) {
 	debug.SetGCPercent(-1) // no collection hands freed pages back meanwhile
 	pages := n * int(unsafe.Sizeof(entry{})) / os.Getpagesize()
 	// the baseline: as many new pages, each entry's line written first
-	// (and, under the race detector, its shadow memory faulted in too)
 	base := minorFaults(t)
 	var raw []*[pageSize]entry
 	for range n / pageSize {
