@@ -77,7 +77,9 @@
 // which land in finer levels (a cascade: At is kept exactly, so no
 // precision is lost) or, when due in now's own tick, on the overdue list.
 // The entries due are put in (At, Key) order as slab indices, compared in
-// place, and only then copied out as Deadlines and freed.
+// place, and only then copied out as Deadlines and freed; before they are
+// taken out of the index, one pass loads the index lines of them all, so
+// that a large wheel's misses there overlap instead of coming one by one.
 // It finds each slot with TrailingZeros64, so empty ticks cost nothing: a
 // week-long jump costs O(levels) per non-empty slot. An entry cascades at
 // most once per level.

@@ -322,12 +322,14 @@ const maxTakenKept = 1 << 12
 // fireTaken appends the entries Advance took (out of every list, still in
 // the index) to due in (At, Key) order and frees them. It sorts their slab
 // indices, 4 bytes each, comparing the entries in place, not the
-// Deadlines they become (104 bytes each, their keys copied).
+// Deadlines they become (104 bytes each, their keys copied). It has the
+// index load the entries' groups (warm) before it deletes them one by one.
 func (w *Wheel) fireTaken(due []Deadline) []Deadline {
 	t := w.taken
 	if len(t) > 1 {
 		slices.SortFunc(t, w.compareEntries)
 	}
+	w.index.warm(&w.slab, t)
 	for _, i := range t {
 		e := w.slab.at(i)
 		due = append(due, w.deadline(i, e))
