@@ -76,10 +76,12 @@
 // to its start, fires the entries due by now and re-inserts the others,
 // which land in finer levels (a cascade: At is kept exactly, so no
 // precision is lost) or, when due in now's own tick, on the overdue list.
-// The entries due are put in (At, Key) order as slab indices, compared in
-// place, and only then copied out as Deadlines and freed; before they are
-// taken out of the index, one pass loads the index lines of them all, so
-// that a large wheel's misses there overlap instead of coming one by one.
+// The entries due are put in (At, Key) order as slab indices (a few
+// compared in place, more as pairs of At and index, so that a backlog's
+// sort reads each entry once), and only then copied out as Deadlines and
+// freed; they leave the index 64 at a time, each run's index lines loaded
+// in one pass first, so that a large wheel's misses there overlap instead
+// of coming one by one.
 // It finds each slot with TrailingZeros64, so empty ticks cost nothing: a
 // week-long jump costs O(levels) per non-empty slot. An entry cascades at
 // most once per level.

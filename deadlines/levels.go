@@ -321,26 +321,83 @@ const maxTakenKept = 1 << 12
 
 // fireTaken appends the entries Advance took (out of every list, still in
 // the index) to due in (At, Key) order and frees them. It sorts their slab
-// indices, 4 bytes each, comparing the entries in place, not the
-// Deadlines they become (104 bytes each, their keys copied). It has the
-// index load the entries' groups (warm) before it deletes them one by one.
+// indices, 4 bytes each, not the Deadlines they become (104 bytes each,
+// their keys copied): a few in place, comparing their entries; more as
+// (At, index) pairs (firing), so that the sort reads each entry once and
+// not at each of its comparisons, which in a large backlog are each a
+// cache miss. It then takes them out of the index warmRun at a time, each
+// run's index lines loaded first (index.warm), so that their misses
+// overlap and the run's lines are still in the cache when it deletes.
 func (w *Wheel) fireTaken(due []Deadline) []Deadline {
 	t := w.taken
-	if len(t) > 1 {
+	if len(t) > pairSortFrom {
+		w.sortByPairs(t)
+	} else if len(t) > 1 {
 		slices.SortFunc(t, w.compareEntries)
 	}
-	w.index.warm(&w.slab, t)
-	for _, i := range t {
-		e := w.slab.at(i)
-		due = append(due, w.deadline(i, e))
-		w.index.deleteAt(w.index.position(i, e.hash))
-		w.drop(i, e)
+	for k := 0; k < len(t); k += warmRun {
+		run := t[k:min(k+warmRun, len(t))]
+		w.index.warm(&w.slab, run)
+		for _, i := range run {
+			e := w.slab.at(i)
+			due = append(due, w.deadline(i, e))
+			w.index.deleteAt(w.index.position(i, e.hash))
+			w.drop(i, e)
+		}
 	}
 	if cap(t) > maxTakenKept {
 		t = nil
 	}
 	w.taken = t[:0]
 	return due
+}
+
+const (
+	// pairSortFrom is the batch above which fireTaken sorts pairs: a
+	// batch as small as a tick's usually is has its entries in the cache.
+	pairSortFrom = 64
+	// warmRun is how many fired entries have their index lines loaded
+	// together: enough misses to overlap, few enough lines (two an entry,
+	// 8 KiB) that none is evicted before its delete.
+	warmRun = 64
+)
+
+// firing is a fired entry's At and slab index, what fireTaken sorts.
+type firing struct {
+	at int64
+	i  int32
+}
+
+// sortByPairs sorts t in (At, Key) order through pairs: each entry's At is
+// read once, and an entry again only when two At are equal.
+func (w *Wheel) sortByPairs(t []int32) {
+	f := w.firing
+	if cap(f) < len(t) {
+		f = make([]firing, len(t))
+	}
+	f = f[:len(t)]
+	for k, i := range t {
+		f[k] = firing{w.slab.at(i).at, i}
+	}
+	slices.SortFunc(f, w.compareFirings)
+	for k := range f {
+		t[k] = f[k].i
+	}
+	if cap(f) > maxTakenKept {
+		f = nil
+	}
+	w.firing = f[:0]
+}
+
+// compareFirings orders pairs as compareEntries orders their entries.
+func (w *Wheel) compareFirings(a, b firing) int {
+	if a.at != b.at {
+		if a.at < b.at {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(w.slab.keyView(w.slab.at(a.i)), w.slab.keyView(w.slab.at(b.i)))
 }
 
 // compareEntries orders slab indices as Advance hands deadlines out: by

@@ -35,9 +35,10 @@ type Wheel struct {
 	recent      int32
 	recentEntry *entry
 	recentPos   uint32
-	min         slotMin // each slot's smallest entry, once Earliest found it
-	span        span    // the instants of the slot re-armed in last
-	taken       []int32 // the entries an Advance fires, until fireTaken (levels.go)
+	min         slotMin  // each slot's smallest entry, once Earliest found it
+	span        span     // the instants of the slot re-armed in last
+	taken       []int32  // the entries an Advance fires, until fireTaken (levels.go)
+	firing      []firing // fireTaken's pairs, kept between calls like taken
 }
 
 // NewWheel returns an empty wheel with the given base tick (> 0), starting at start.
