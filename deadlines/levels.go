@@ -1,6 +1,7 @@
 package deadlines
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 	"strings"
@@ -389,26 +390,26 @@ func (w *Wheel) sortByPairs(t []int32) {
 	w.firing = f[:0]
 }
 
-// compareFirings orders pairs as compareEntries orders their entries.
+// compareFirings orders pairs as compareEntries orders their entries,
+// reading the entries only for a tie.
 func (w *Wheel) compareFirings(a, b firing) int {
-	if a.at != b.at {
-		if a.at < b.at {
-			return -1
-		}
-		return 1
+	if c := cmp.Compare(a.at, b.at); c != 0 {
+		return c
 	}
-	return strings.Compare(w.slab.keyView(w.slab.at(a.i)), w.slab.keyView(w.slab.at(b.i)))
+	return w.compareKeys(w.slab.at(a.i), w.slab.at(b.i))
 }
 
 // compareEntries orders slab indices as Advance hands deadlines out: by
 // At, then key.
 func (w *Wheel) compareEntries(i, j int32) int {
 	e, f := w.slab.at(i), w.slab.at(j)
-	if e.at != f.at {
-		if e.at < f.at {
-			return -1
-		}
-		return 1
+	if c := cmp.Compare(e.at, f.at); c != 0 {
+		return c
 	}
+	return w.compareKeys(e, f)
+}
+
+// compareKeys breaks a tie of At: by key.
+func (w *Wheel) compareKeys(e, f *entry) int {
 	return strings.Compare(w.slab.keyView(e), w.slab.keyView(f))
 }
