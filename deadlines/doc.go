@@ -26,7 +26,12 @@
 // deadline in to now+window or Since+cap, never later.
 //
 // A deadline fires at its own instant. Advance(now) returns every deadline
-// whose At is <= now, in (At, Key) order, and removes them; Next() is never
+// whose At is <= now, in (At, Key) order, and removes them;
+// AdvanceAtMost(now, max) returns the earliest max of them and leaves the
+// others pending, in the backlog (backlog.go), so that a caller with a
+// million due at once (after downtime, or a host's sleep) takes them as
+// it can run them, in the same order, and they cost it nothing meanwhile
+// but their entries. Next() is never
 // later than the earliest pending At, and is that At exactly once the
 // deadline is within 64 base ticks (level 0) or overdue. So a deadline
 // never fires early, and a caller that advances to Next() fires it at its
@@ -78,10 +83,17 @@
 // precision is lost) or, when due in now's own tick, on the overdue list.
 // The entries due are put in (At, Key) order as slab indices (a few
 // compared in place, more as pairs of At and index, so that a backlog's
-// sort reads each entry once), and only then copied out as Deadlines and
-// freed; they leave the index 64 at a time, each run's index lines loaded
+// sort reads each entry once; from 16,384 pairs on by a radix sort of At
+// over the bits in which the batch's instants differ, then each run of
+// one instant by key), and only then copied out as Deadlines and freed; they leave the index 64 at a time, each run's index lines loaded
 // in one pass first, so that a large wheel's misses there overlap instead
-// of coming one by one.
+// of coming one by one. With more due than an AdvanceAtMost fires, the
+// ones left go, in that order, to the backlog: a list like a slot's,
+// whose first is the earliest, added to only at its end (a deadline
+// pushed into the past before its last waits on the overdue list, and
+// each call merges the two), so each later call costs O(max). A load puts
+// what the store held past due there, ordered, before it hands the wheel
+// over.
 // It finds each slot with TrailingZeros64, so empty ticks cost nothing: a
 // week-long jump costs O(levels) per non-empty slot. An entry cascades at
 // most once per level.
@@ -145,6 +157,8 @@
 //     current tick in every digit above the level and is larger in that
 //     level's digit, so each level's slots start after the current tick,
 //     and every slot of a level starts before every slot above it;
+//   - the backlog holds entries whose due tick is not after the current
+//     tick, in (At, Key) order, its last one remembered;
 //   - a slot's occupancy bit is set iff its list is non-empty;
 //   - the index, the slab and the lists hold the same entries.
 //

@@ -12,14 +12,24 @@ import (
 func checkInvariants(t *testing.T, w *Wheel) {
 	t.Helper()
 	listed := 0
-	for b := range uint16(nBuckets + 1) {
+	for b := range uint16(bucketBacklog + 1) {
 		prev := nilIdx
 		for i := w.heads[b]; i != nilIdx; i = w.slab.at(i).next {
 			e := w.slab.at(i)
 			if e.bucket() != b || e.prev != prev {
 				t.Fatalf("entry %d (%s): bucket %d prev %d, listed in %d after %d", i, w.slab.keyView(e), e.bucket(), e.prev, b, prev)
 			}
-			if want := w.bucketFor(w.dueTick(e.at)); want != b {
+			want := w.bucketFor(w.dueTick(e.at))
+			if b == bucketBacklog { // due, in (At, Key) order
+				if want != bucketOverdue {
+					t.Fatalf("backlog entry %s is due after the current tick", w.slab.keyView(e))
+				}
+				if prev != nilIdx && w.compareEntries(prev, i) >= 0 {
+					t.Fatalf("backlog entry %s comes after %s", w.slab.keyView(e), w.slab.keyView(w.slab.at(prev)))
+				}
+				want = b
+			}
+			if want != b {
 				t.Fatalf("entry %s in bucket %d, belongs in %d", w.slab.keyView(e), b, want)
 			}
 			if j, _, _ := w.index.find(&w.slab, w.slab.keyView(e), e.hash); j != i {
@@ -34,6 +44,10 @@ func checkInvariants(t *testing.T, w *Wheel) {
 				t.Fatalf("bucket %d: occupied bit disagrees with its list", b)
 			}
 		}
+	}
+	if (w.heads[bucketBacklog] == nilIdx) != (w.backlogTail == nilIdx) ||
+		w.backlogTail != nilIdx && w.slab.at(w.backlogTail).next != nilIdx {
+		t.Fatalf("backlog head %d, tail %d", w.heads[bucketBacklog], w.backlogTail)
 	}
 	if !w.overdueUnsorted {
 		for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {

@@ -2,6 +2,7 @@ package deadlines
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -31,7 +32,8 @@ const (
 
 	nBuckets      = levels * slots
 	bucketOverdue = uint16(nBuckets)     // due ticks <= cur, each fired once an Advance reaches its At
-	bucketFree    = uint16(nBuckets + 1) // entries on the slab's free list
+	bucketBacklog = uint16(nBuckets + 1) // due, left by an AdvanceAtMost, in (At, Key) order (backlog.go)
+	bucketFree    = uint16(nBuckets + 2) // entries on the slab's free list
 )
 
 // bucketFor returns the bucket for the biased due tick u.
@@ -115,6 +117,8 @@ func (w *Wheel) unlink(e *entry) {
 	}
 	if e.next != nilIdx {
 		w.slab.at(e.next).prev = e.prev
+	} else if b == bucketBacklog {
+		w.backlogTail = e.prev
 	}
 	if w.heads[b] == nilIdx && b < nBuckets {
 		w.emptied(b)
@@ -216,7 +220,7 @@ func (w *Wheel) firstSlot() (l, s int, ok bool) {
 // it, as an At is due at the tick that follows it): advancing there
 // cascades the slot, and the following Next is finer, down to the exact At.
 func (w *Wheel) Next() (time.Time, bool) {
-	if i, ok := w.firstOverdue(); ok {
+	if i, ok := w.firstDue(); ok {
 		return time.Unix(0, w.slab.at(i).at), true
 	}
 	l, s, ok := w.firstSlot()
@@ -232,11 +236,12 @@ func (w *Wheel) Next() (time.Time, bool) {
 // Earliest returns the pending deadline with the smallest At (ties by
 // key); false when nothing is pending. It looks only at the overdue list
 // and the earliest occupied slot, which by the invariants above hold every
-// deadline due before any other slot's: its cost is the size of the overdue
-// list, and the slot's size only when its smallest entry changed since the
-// last call (slotMin), not the number pending.
+// deadline due before any other slot's, and at the backlog's first: its
+// cost is the size of the overdue list, and the slot's size only when its
+// smallest entry changed since the last call (slotMin), not the number
+// pending.
 func (w *Wheel) Earliest() (Deadline, bool) {
-	best := nilIdx
+	best := w.heads[bucketBacklog] // the backlog's first, if any, is its earliest
 	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
 		if best == nilIdx || w.before(w.slab.at(i), w.slab.at(best)) {
 			best = i
@@ -271,7 +276,8 @@ func (w *Wheel) slotEarliest(b uint16) int32 {
 }
 
 // Advance appends to due every deadline whose At is <= now, in (At, Key)
-// order, removes them, and returns the extended slice.
+// order, removes them, and returns the extended slice. AdvanceAtMost
+// (backlog.go) is the same with a bound on how many it fires.
 //
 // It visits only occupied slots: each step takes the earliest one that
 // starts by the tick now falls due at, moves the current tick to its
@@ -283,8 +289,15 @@ func (w *Wheel) slotEarliest(b uint16) int32 {
 // The entries taken are fired together (fireTaken): sorted as slab indices,
 // then handed out and freed.
 func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
+	return w.advance(now, math.MaxInt, due)
+}
+
+// take moves the current tick to now's due tick (ns is now, clamped) and
+// puts every deadline due by ns that is not in the backlog into w.taken,
+// out of its list and in no order; the others that the slots it passed
+// held go to finer levels or to the overdue list.
+func (w *Wheel) take(ns int64) {
 	w.span.b = bucketFree // the current tick may move
-	ns := w.clampAt(toNanos(now))
 	limit := w.dueTick(ns)
 	w.takeOverdue(ns)
 	for limit > w.cur {
@@ -313,7 +326,6 @@ func (w *Wheel) Advance(now time.Time, due []Deadline) []Deadline {
 		}
 	}
 	w.cur = max(w.cur, limit)
-	return w.fireTaken(due)
 }
 
 // maxTakenKept is the most slab indices Advance keeps room for between
@@ -331,11 +343,25 @@ const maxTakenKept = 1 << 12
 // overlap and the run's lines are still in the cache when it deletes.
 func (w *Wheel) fireTaken(due []Deadline) []Deadline {
 	t := w.taken
+	w.sortTaken(t)
+	due = w.fire(t, due)
+	w.keepTaken(t)
+	return due
+}
+
+// sortTaken puts the slab indices t in (At, Key) order: a few compared in
+// place, more through pairs.
+func (w *Wheel) sortTaken(t []int32) {
 	if len(t) > pairSortFrom {
 		w.sortByPairs(t)
 	} else if len(t) > 1 {
 		slices.SortFunc(t, w.compareEntries)
 	}
+}
+
+// fire appends the entries t (out of every list, still in the index), in
+// their order, to due and frees them.
+func (w *Wheel) fire(t []int32, due []Deadline) []Deadline {
 	for k := 0; k < len(t); k += warmRun {
 		run := t[k:min(k+warmRun, len(t))]
 		w.index.warm(&w.slab, run)
@@ -346,11 +372,16 @@ func (w *Wheel) fireTaken(due []Deadline) []Deadline {
 			w.drop(i, e)
 		}
 	}
+	return due
+}
+
+// keepTaken empties w.taken, whose entries are t, keeping its room unless
+// a backlog made it large.
+func (w *Wheel) keepTaken(t []int32) {
 	if cap(t) > maxTakenKept {
 		t = nil
 	}
 	w.taken = t[:0]
-	return due
 }
 
 const (
@@ -380,7 +411,7 @@ func (w *Wheel) sortByPairs(t []int32) {
 	for k, i := range t {
 		f[k] = firing{w.slab.at(i).at, i}
 	}
-	slices.SortFunc(f, w.compareFirings)
+	w.sortFirings(f)
 	for k := range f {
 		t[k] = f[k].i
 	}
@@ -389,6 +420,61 @@ func (w *Wheel) sortByPairs(t []int32) {
 	}
 	w.firing = f[:0]
 }
+
+// sortFirings sorts pairs by At, then key. Many (a backlog) are sorted by
+// a radix sort of At, radixBits at a time over only the bits in which
+// their instants differ (three passes for instants a second apart at most,
+// five for a day), then each run of one instant by key; fewer by
+// comparing them.
+func (w *Wheel) sortFirings(f []firing) {
+	if len(f) < radixFrom {
+		slices.SortFunc(f, w.compareFirings)
+		return
+	}
+	lo, hi := f[0].at, f[0].at
+	for _, x := range f {
+		lo, hi = min(lo, x.at), max(hi, x.at)
+	}
+	span := uint64(hi) - uint64(lo)
+	src, dst := f, make([]firing, len(f))
+	for shift := uint(0); shift < 64 && span>>shift != 0; shift += radixBits {
+		var counts [1 << radixBits]int32
+		for _, x := range src {
+			counts[(uint64(x.at)-uint64(lo))>>shift&radixMask]++
+		}
+		at := int32(0)
+		for d, n := range counts { // counts become each digit's start
+			counts[d] = at
+			at += n
+		}
+		for _, x := range src {
+			c := &counts[(uint64(x.at)-uint64(lo))>>shift&radixMask]
+			dst[*c] = x
+			*c++
+		}
+		src, dst = dst, src
+	}
+	copy(f, src)              // a no-op when src is f
+	for a := 0; a < len(f); { // ties, by key
+		b := a + 1
+		for b < len(f) && f[b].at == f[a].at {
+			b++
+		}
+		if b-a > 1 {
+			slices.SortFunc(f[a:b], w.compareFirings)
+		}
+		a = b
+	}
+}
+
+const (
+	// radixFrom is the batch from which sortFirings sorts by digits: the
+	// 8 KiB of counts a pass clears and sums cost less than the
+	// comparisons they save from about here on.
+	radixFrom = 1 << 14
+	radixBits = 11
+	radixMask = 1<<radixBits - 1
+)
 
 // compareFirings orders pairs as compareEntries orders their entries,
 // reading the entries only for a tie.

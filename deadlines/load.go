@@ -188,8 +188,9 @@ func radixPass(dst, src []uint64, counts *[256]int32, shift uint) {
 // Len is the number of deadlines held so far.
 func (l *Loader) Len() int { return l.w.Len() }
 
-// Wheel ends the load and returns the wheel. The Loader must not be used
-// after.
+// Wheel ends the load and returns the wheel, the deadlines the store held
+// past due in its backlog, ordered (orderOverdue). The Loader must not be
+// used after.
 func (l *Loader) Wheel() *Wheel {
 	if l.ordered {
 		l.flush()
@@ -201,5 +202,6 @@ func (l *Loader) Wheel() *Wheel {
 	w := l.w
 	l.w = nil
 	w.hints.fit(w.index.groups() * groupSize)
+	w.orderOverdue()
 	return w
 }

@@ -78,6 +78,18 @@ func (m *model) Advance(now time.Time) []Deadline {
 	return due
 }
 
+// AdvanceAtMost fires the earliest max of what Advance would fire.
+func (m *model) AdvanceAtMost(now time.Time, max int) []Deadline {
+	due := m.Advance(now)
+	if len(due) > max {
+		for _, d := range due[max:] {
+			m.pending[d.Key] = d
+		}
+		due = due[:max]
+	}
+	return due
+}
+
 // compareDeadlines is the order Advance hands deadlines out in: by At,
 // then key.
 func compareDeadlines(a, b Deadline) int {

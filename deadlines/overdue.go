@@ -12,25 +12,33 @@ package deadlines
 // costs O(n log n), not a scan per step, and allocates nothing.
 
 // Overdue is the number of pending deadlines due at or before the current
-// tick: after a load, those the store held past due (O(overdue), not
+// tick: after a load, those the store held past due; after an AdvanceAtMost
+// that fired fewer than were due, those it left (O(overdue), not
 // O(pending)). After an Advance that stopped inside a tick it includes
 // those due later in that tick.
 func (w *Wheel) Overdue() int {
 	n := 0
-	for i := w.heads[bucketOverdue]; i != nilIdx; i = w.slab.at(i).next {
-		n++
+	for _, b := range [...]uint16{bucketOverdue, bucketBacklog} {
+		for i := w.heads[b]; i != nilIdx; i = w.slab.at(i).next {
+			n++
+		}
 	}
 	return n
 }
 
-// firstOverdue returns the overdue entry with the smallest At; false if the
-// list is empty.
-func (w *Wheel) firstOverdue() (int32, bool) {
+// firstDue returns the entry with the smallest At of the overdue list and
+// the backlog, whose first is its earliest; false if both are empty.
+func (w *Wheel) firstDue() (int32, bool) {
+	b := w.heads[bucketBacklog]
 	if w.heads[bucketOverdue] == nilIdx {
-		return nilIdx, false
+		return b, b != nilIdx
 	}
 	w.sortOverdue()
-	return w.heads[bucketOverdue], true
+	o := w.heads[bucketOverdue]
+	if b != nilIdx && w.slab.at(b).at < w.slab.at(o).at {
+		return b, true
+	}
+	return o, true
 }
 
 // takeOverdue takes the overdue entries whose At is <= ns out of the list,

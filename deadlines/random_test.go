@@ -139,9 +139,17 @@ func runModelRound(t *testing.T, r *rand.Rand, tick time.Duration, nkeys, ops in
 			}
 		default:
 			target := advanceTarget(r, w, now, tick)
-			due = w.Advance(target, due[:0])
-			if want := m.Advance(target); !sameBatch(due, want) {
-				t.Fatalf("op %d: Advance(%v) = %v, model %v", op, target, due, want)
+			if r.IntN(2) == 0 { // a bounded one, which leaves a backlog when more are due
+				max := 1 + r.IntN(8)
+				due = w.AdvanceAtMost(target, max, due[:0])
+				if want := m.AdvanceAtMost(target, max); !sameBatch(due, want) {
+					t.Fatalf("op %d: AdvanceAtMost(%v, %d) = %v, model %v", op, target, max, due, want)
+				}
+			} else {
+				due = w.Advance(target, due[:0])
+				if want := m.Advance(target); !sameBatch(due, want) {
+					t.Fatalf("op %d: Advance(%v) = %v, model %v", op, target, due, want)
+				}
 			}
 			if target.After(now) {
 				now = target
@@ -189,7 +197,8 @@ func checkNext(t *testing.T, op int, w *Wheel, m *model) {
 		t.Fatalf("op %d: Next = %v %v, earliest At %v %v", op, got, gok, want, mok)
 	}
 	// Exact once the earliest is overdue or within level 0's 64 ticks.
-	if l, _, ok := w.firstSlot(); gok && (w.heads[bucketOverdue] != nilIdx || ok && l == 0) && !got.Equal(want) {
+	due := w.heads[bucketOverdue] != nilIdx || w.heads[bucketBacklog] != nilIdx
+	if l, _, ok := w.firstSlot(); gok && (due || ok && l == 0) && !got.Equal(want) {
 		t.Fatalf("op %d: Next = %v, want the earliest At %v exactly", op, got, want)
 	}
 }

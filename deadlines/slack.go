@@ -31,8 +31,8 @@ import "time"
 // successor, never a walk, so a burst of pushes costs no more per call.
 func (w *Wheel) Wake(slack time.Duration) (time.Time, bool) {
 	next, ok := w.Next()
-	if !ok || slack <= 0 {
-		return next, ok
+	if !ok || slack <= 0 || w.heads[bucketBacklog] != nilIdx {
+		return next, ok // a backlog is due now: its next run waits for nobody
 	}
 	head, end := w.heads[bucketOverdue], w.cur
 	if head == nilIdx {

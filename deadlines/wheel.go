@@ -17,7 +17,8 @@ type Wheel struct {
 	tickBase     uint64  // the biased tick number of minAt
 	cur          uint64  // the current tick: every tick <= cur has been advanced through
 
-	heads           [nBuckets + 1]int32 // list heads: the level slots, then overdue
+	heads           [nBuckets + 2]int32 // list heads: the level slots, then overdue, then the backlog
+	backlogTail     int32               // the backlog's last entry, or nilIdx (backlog.go)
 	occupied        [levels]uint64      // a bit per non-empty slot
 	levelMask       uint16              // a bit per level with a non-empty slot
 	overdueUnsorted bool                // the overdue list may be out of At order
@@ -39,6 +40,7 @@ type Wheel struct {
 	span        span     // the instants of the slot re-armed in last
 	taken       []int32  // the entries an Advance fires, until fireTaken (levels.go)
 	firing      []firing // fireTaken's pairs, kept between calls like taken
+	fired       []int32  // what an AdvanceAtMost fires of the backlog and taken (backlog.go)
 }
 
 // NewWheel returns an empty wheel with the given base tick (> 0), starting at start.
@@ -52,7 +54,7 @@ func NewWheel(tick time.Duration, start time.Time) *Wheel {
 		minAt:  (math.MinInt64/t + 1) * t,
 		maxAt:  math.MaxInt64 / t * t,
 		slab:   slab{free: nilIdx},
-		recent: nilIdx, recentPos: noPos,
+		recent: nilIdx, recentPos: noPos, backlogTail: nilIdx,
 		span:    span{b: bucketFree},
 		keyHash: newKeyHash(),
 		kinds:   newKinds(),

@@ -202,21 +202,30 @@ func TestCatchUpFiresEverythingOnceInOrder(t *testing.T) {
 // (a hundred keys at each of 50) fires in (At, Key) order, the keys of one
 // instant by key, whatever order they were set in.
 func TestCatchUpOrdersEqualInstantsByKey(t *testing.T) {
-	w := NewWheel(time.Millisecond, t0)
-	var want []Deadline
-	for i := range 5000 {
-		d := Deadline{Key: fmt.Sprintf("k%04d", i*7919%5000), Kind: "k", At: t0.Add(time.Duration(i%50) * ms(97))}
-		w.Reset(d)
-		want = append(want, d)
-	}
-	slices.SortFunc(want, compareDeadlines)
-	due := w.Advance(t0.Add(time.Hour), nil)
-	if !slices.Equal(keysOf(due), keysOf(want)) {
-		t.Fatalf("catch-up fired %d deadlines, not in (At, Key) order", len(due))
-	}
-	for k := 1; k < len(due); k++ {
-		if due[k].At.Before(due[k-1].At) {
-			t.Fatalf("deadline %d (%s) fired before %d's At", k, due[k].Key, k-1)
+	for _, c := range []struct {
+		n, instants int
+		step        time.Duration
+	}{
+		{5000, 50, ms(97)},                           // sorted as pairs by comparing them
+		{40_000, 400, -time.Duration(1<<40 + 12345)}, // by a radix sort: instants over decades, into the past
+	} {
+		w := NewWheel(time.Millisecond, t0)
+		var want []Deadline
+		for i := range c.n {
+			j := i % c.instants
+			d := Deadline{Key: fmt.Sprintf("k%05d", i*7919%c.n), Kind: "k", At: t0.Add(time.Duration(j*j%c.instants) * c.step)}
+			w.Reset(d)
+			want = append(want, d)
+		}
+		slices.SortFunc(want, compareDeadlines)
+		due := w.Advance(t0.Add(time.Hour), nil)
+		if !slices.Equal(keysOf(due), keysOf(want)) {
+			t.Fatalf("%d: catch-up fired %d deadlines, not in (At, Key) order", c.n, len(due))
+		}
+		for k := 1; k < len(due); k++ {
+			if due[k].At.Before(due[k-1].At) {
+				t.Fatalf("%d: deadline %d (%s) fired before %d's At", c.n, k, due[k].Key, k-1)
+			}
 		}
 	}
 }
