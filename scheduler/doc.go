@@ -10,8 +10,12 @@
 //     then to the store's write-behind; ApplyAll applies several in order.
 //     The engine has no mutation vocabulary of its own: its callers build
 //     deadlines.Mutation values with deadlines' ops. Due moves fallen-due
-//     deadlines into the keyed queue, NextJob/Run/Finish run one action and
-//     apply its outcome. Simulation tests drive it directly with time as a
+//     deadlines into the keyed queue, at most maxWaiting (256) queued at
+//     once: one worker runs them, so the rest wait in the wheel, pending
+//     and overdue, where a deadline costs its entry and not a queued copy,
+//     and Wake asks for no wake while the queue is full (the worker's
+//     result makes room and wakes the runner). NextJob/Run/Finish run one
+//     action and apply its outcome. Simulation tests drive it directly with time as a
 //     value; nothing in it sleeps or reads a clock.
 //   - Runner wraps an Engine in one goroutine that sleeps until the wheel's
 //     Wake() (an idle engine sets no timer at all) and one worker goroutine
@@ -40,7 +44,10 @@
 //     these records off its loop, in the order the runs finished, and a
 //     later write of the same key waits for the record that retires it
 //     (completer.go);
-//   - after downtime every overdue deadline fires once, in due order;
+//   - after downtime every overdue deadline fires once, in due order, as
+//     the queue makes room: a backlog of a million costs the loop one
+//     ordering at the load and then a few hundred at a turn, never a turn
+//     that moves them all;
 //   - fail-open: a handler's error, panic or timeout becomes an outcome and
 //     an alert; it never reaches a caller of Do or of any API built on it.
 //   - the kind index (kindindex.go) holds exactly the pending keys of the

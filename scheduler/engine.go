@@ -278,11 +278,26 @@ func (e *Engine) Next() (time.Time, bool) { return e.wheel.Next() }
 // the wheel's Wake with Options.Slack (at most that late, never early; a
 // deadline alone in its tick keeps its own instant). False when nothing
 // is pending.
-func (e *Engine) Wake() (time.Time, bool) { return e.wheel.Wake(e.opts.Slack) }
+//
+// It is false too while the queue holds maxWaiting runs: the deadlines due
+// then wait in the wheel, and the worker's next result, which makes room,
+// wakes the runner.
+func (e *Engine) Wake() (time.Time, bool) {
+	if e.queue.Len() >= maxWaiting {
+		return time.Time{}, false
+	}
+	return e.wheel.Wake(e.opts.Slack)
+}
 
 // Earliest is the pending deadline due first (deadlines.Wheel.Earliest):
 // exact, and cheap on the loop however many are pending.
 func (e *Engine) Earliest() (deadlines.Deadline, bool) { return e.wheel.Earliest() }
+
+// maxWaiting is the most runs the queue holds: one worker runs them one at
+// a time, so a longer queue only copies deadlines out of the wheel early.
+// 256 keep the worker fed between two turns of the loop and cost a turn
+// that fills them well under a tick (about 1 µs a deadline moved).
+const maxWaiting = 256
 
 // Waiting is the number of queued jobs.
 func (e *Engine) Waiting() int { return e.queue.Len() }
@@ -297,10 +312,18 @@ func (e *Engine) Stats() Stats {
 	return s
 }
 
-// Due moves every deadline whose At is not after now into the queue, in
-// due order, and returns how many fell due.
+// Due moves the deadlines whose At is not after now into the queue, in due
+// order, until it holds maxWaiting runs, and returns how many it moved.
+// The others stay pending in the wheel, overdue, and move as the queue
+// empties (deadlines.Wheel.AdvanceAtMost): after downtime a million due
+// at once cost the loop one call that orders them, not a second of
+// copies, and the memory of a million queued runs.
 func (e *Engine) Due(now time.Time) int {
-	e.due = e.wheel.Advance(now, e.due[:0])
+	room := maxWaiting - e.queue.Len()
+	if room <= 0 {
+		return 0
+	}
+	e.due = e.wheel.AdvanceAtMost(now, room, e.due[:0])
 	for _, d := range e.due {
 		e.kinds.gone(d.Key)
 		e.queue.Add(d)

@@ -99,9 +99,11 @@ func (s *sim) advance(target time.Time) {
 	s.runDue()
 }
 
+// runDue runs what is due, as the runner's turns do: each moves what the
+// queue has room for, then hands out one job.
 func (s *sim) runDue() {
-	s.eng.Due(s.now)
 	for {
+		s.eng.Due(s.now)
 		job, ok := s.eng.NextJob(s.now)
 		if !ok {
 			return

@@ -27,6 +27,12 @@
 // prints each daemon's medians: a change to the reload measured side by
 // side with the binary before it.
 //
+// -only backlog starts the binary and the -against ones, in turns, each on
+// a copy of one store of n reminders that all fell due an hour ago (a
+// restart after downtime), and times status every 5 ms until every one has
+// run: the restart to ready, the drain, status latency during it against
+// the same daemon idle afterwards, the peak RSS, the daemon's CPU.
+//
 // It is a benchmark, not a test: it prints numbers and judges nothing. Run
 // it through `make bench-scale` (it needs the built binary).
 //

@@ -26,10 +26,10 @@ func main() {
 	bin := flag.String("bin", "bin/wakewheel", "the wakewheel binary to measure")
 	n := flag.Int("n", 1_000_000, "pending reminders of the loaded daemon")
 	posts := flag.Int("posts", 20000, "obligations posted by the 64 posters, each way")
-	rounds := flag.Int("rounds", 3, "with -only posters: rounds of in-process and socket posters, alternating; with -only load -against: rounds of restarts in turns")
+	rounds := flag.Int("rounds", 3, "with -only posters: rounds of in-process and socket posters, alternating; with -only load -against or -only backlog: rounds of restarts in turns")
 	probes := flag.Int("probes", 400, "1 ms reminders whose lateness is measured, each phase")
-	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS; lateness: only the reminders' lateness and the posts, with and without callers")
-	against := flag.String("against", "", "-only lateness or load: more daemons measured in turns with -bin, label=BIN or label=K=V,K=V:BIN, separated by ';'")
+	only := flag.String("only", "", "posters: measure only the 64 posters; load: only restart and RSS; lateness: only the reminders' lateness and the posts, with and without callers; backlog: only a restart on n reminders past due, until they have run")
+	against := flag.String("against", "", "-only lateness, load or backlog: more daemons measured in turns with -bin, label=BIN or label=K=V,K=V:BIN, separated by ';'")
 	turns := flag.Int("turns", 10, "with -only lateness: the turns each daemon takes through its two phases (probes/turns probes each)")
 	keep := flag.Bool("keep", false, "keep the work directory (stores, daemon logs) and print its path")
 	sock := flag.String("sock", "", "with -only callers: the daemon's socket")
@@ -80,6 +80,8 @@ func measure(bin, only, against string, keep bool, n, posts, probes, rounds, tur
 		return runLoad(bin, work, n)
 	case "lateness":
 		return runLateness(bin, work, n, probes, turns, against)
+	case "backlog":
+		return runBacklog(bin, work, n, rounds, against)
 	}
 	return run(bin, work, n, posts, probes)
 }
@@ -259,7 +261,12 @@ func settle(bin, home string) error {
 		return err
 	}
 	d.stop()
-	ldb, err := leveldb.OpenFile(filepath.Join(home, "store"), nil)
+	return compactStore(filepath.Join(home, "store"))
+}
+
+// compactStore compacts the LevelDB of a store in dir whole.
+func compactStore(dir string) error {
+	ldb, err := leveldb.OpenFile(dir, nil)
 	if err != nil {
 		return err
 	}
@@ -327,6 +334,11 @@ type daemon struct {
 // says ready, noting when it first answered.
 func startDaemon(bin, home string) (*daemon, error) { return startDaemonEnv(bin, home, nil) }
 
+// startCallTimeout bounds each status call of a start's wait for ready;
+// -only backlog waits as long as a call takes, so that ready is when a
+// caller got its first ready answer.
+var startCallTimeout = time.Second
+
 // startDaemonEnv is startDaemon with more environment (K=V) for the daemon.
 func startDaemonEnv(bin, home string, env []string) (*daemon, error) {
 	sock := filepath.Join(home, "s.sock")
@@ -370,7 +382,7 @@ func startDaemonEnv(bin, home string, env []string) (*daemon, error) {
 	}
 	d := &daemon{sock: sock, cmd: cmd, client: api.NewClient(sock)}
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), startCallTimeout)
 		st, err := d.client.Status(ctx)
 		cancel()
 		if err == nil && d.firstAnswer == 0 {
