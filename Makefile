@@ -86,10 +86,12 @@ bench-wheels:
 
 ## bench-scale: a real daemon process with SCALE_N pending reminders
 ## (restart, RSS, status, lateness and posts under load, 64 posters through
-## the socket), then its idle wake-ups counted with strace for 60 s
+## the socket), a restart on SCALE_N reminders past due until they have
+## run, then its idle wake-ups counted with strace for 60 s
 SCALE_N ?= 1000000
 bench-scale: build
 	$(GO) run ./internal/scalebench -bin $(BIN) -n $(SCALE_N)
+	$(GO) run ./internal/scalebench -bin $(BIN) -n $(SCALE_N) -only backlog -rounds 1
 	./scripts/idle-wakeups.sh $(BIN) 60
 
 ## fleet-test: the multi-process fleet tests: real broker processes (R3) and
