@@ -31,6 +31,15 @@
 // past, which readies the loop without a system call (BENCHMARKS.md, "The
 // loop's wait, eleventh landing").
 //
+// Why the wall clock: the sleeper's timerfd is armed at an absolute
+// instant of CLOCK_REALTIME, the clock the wheel's instants are on. A
+// timer on the monotonic clock (a runtime timer's, and this one's before)
+// stops while the host sleeps, so a laptop that slept through a reminder's
+// instant fired it only after the rest of that timer had run out awake;
+// the kernel fires an absolute wall-clock timer as soon as the wall clock
+// has passed its instant, after a resume or a step forward alike
+// (timerfd_linux.go).
+//
 // Why raw system calls: a wake of the sleeper makes two or three (the
 // owner's reads of the descriptor, the next Reset's timerfd_settime),
 // none of which can block. Made through the runtime's syscall entry, each
@@ -41,7 +50,8 @@
 //
 // Invariants: every Timer keeps the Go 1.23 contract (after Reset or Stop
 // no stale value is received); a poller sleeper wakes at its instant
-// rounded up to 10 µs, never before it, and re-arming it to an
+// rounded up to 10 µs, never before it on the wall clock, and as soon as
+// the wall clock has passed it however it got there, and re-arming it to an
 // unchanged instant makes no system call; a Wake is never lost (a Wait
 // under way or the next one returns after it).
 //

@@ -1,6 +1,9 @@
 package clock
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,4 +61,32 @@ func TestPollSleeperClose(t *testing.T) {
 	}
 	s.Wake()
 	p.Close()
+}
+
+// The sleeper's timer is an absolute one on the wall clock, whose instant
+// the kernel keeps through a host's sleep and a step of the clock
+// (timerfd_linux.go): the descriptor's fdinfo says which clock and flags
+// it was armed with, and how far its instant is.
+func TestPollSleeperArmsTheWallClock(t *testing.T) {
+	s := pollSleeperOf(t, timerfdPolled(t))
+	s.Reset(time.Minute)
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", s.tfd.fd))
+	if err != nil {
+		t.Skipf("no fdinfo to read: %v", err)
+	}
+	info := string(b)
+	for _, want := range []string{"clockid: 0\n", "settime flags: 01\n"} { // CLOCK_REALTIME, TFD_TIMER_ABSTIME
+		if !strings.Contains(info, want) {
+			t.Fatalf("timerfd fdinfo lacks %q:\n%s", strings.TrimSpace(want), info)
+		}
+	}
+	var sec, nsec int64
+	if i := strings.Index(info, "it_value: ("); i < 0 {
+		t.Fatalf("no it_value in\n%s", info)
+	} else if _, err := fmt.Sscanf(info[i:], "it_value: (%d, %d)", &sec, &nsec); err != nil {
+		t.Fatal(err)
+	}
+	if left := time.Duration(sec)*time.Second + time.Duration(nsec); left <= 50*time.Second || left > time.Minute {
+		t.Fatalf("armed for a minute, the kernel has %v left", left)
+	}
 }
