@@ -16,7 +16,8 @@
 //
 // What it owns: the loops, each as the matching benchmark body with 1,000
 // deadlines pending a month out (-pending, 1,000 unless told): extend (re-arm across -keys keys, in
-// order, each named in an equal string of its own), pushcancel, pushfire,
+// order, or with -shuffle in the fixed random order of the shuffled benchmarks, each named in an
+// equal string of its own), pushcancel, pushfire,
 // reset (Timer.Reset across -keys timers), resetmap (the same timers
 // held in a map by key, each found by an equal string of its own, with
 // the 1,000 pending ones in the map too). Imports: the standard library

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"time"
 
@@ -26,6 +27,7 @@ func main() {
 	n := flag.Int("n", 100_000, "operations")
 	nkeys := flag.Int("keys", 4096, "distinct keys (a power of two)")
 	pending := flag.Int("pending", 1000, "deadlines pending a month out (the wheel's; resetmap's map keeps 1,000)")
+	shuffle := flag.Bool("shuffle", false, "extend: visit the keys in the fixed random order of BenchmarkReArmShuffled*")
 	flag.Parse()
 	w := deadlines.NewWheel(time.Millisecond, start)
 	for i, k := range makeKeys("pending", *pending) {
@@ -36,6 +38,9 @@ func main() {
 	case "extend":
 		for _, k := range keys {
 			w.Extend(k, "burst", start, time.Hour, 1000*time.Hour)
+		}
+		if *shuffle {
+			rand.New(rand.NewPCG(1, 2)).Shuffle(len(again), func(i, j int) { again[i], again[j] = again[j], again[i] })
 		}
 		extend(w, again, *n)
 	case "pushcancel":
