@@ -65,8 +65,9 @@
 // pending deadline whose due tick is later sits at the level of the highest
 // base-64 digit in which the two differ, in the slot named by that digit;
 // one whose due tick is not later sits on an overdue list (overdue.go):
-// pushed into the past, reloaded after downtime, or due in the current tick
-// after the last now. Each slot is an intrusive doubly linked list; a 64-bit
+// pushed into the past, or due in the current tick after the last now; or
+// in the backlog (backlog.go), ordered: reloaded after downtime, or left
+// by an AdvanceAtMost that fired fewer than were due. Each slot is an intrusive doubly linked list; a 64-bit
 // word per level marks its non-empty slots, and a word marks the non-empty
 // levels.
 //

@@ -1,8 +1,9 @@
 package deadlines
 
 // The overdue list holds the deadlines whose due tick is not after the
-// wheel's current tick: pushed into the past, reloaded after downtime, or
-// due in the tick an Advance stopped inside (At after now, but at or before
+// wheel's current tick and that are not in the backlog (backlog.go: those
+// a load found past due, and those an AdvanceAtMost left): pushed into the
+// past, or due in the tick an Advance stopped inside (At after now, but at or before
 // the boundary now was rounded up to), and those pushed into that tick
 // since. An Advance fires the ones whose At is by its now: all of them once
 // now reaches the current tick's start. A caller gets to each by advancing

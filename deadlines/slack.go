@@ -25,7 +25,8 @@ import "time"
 // The ones left (slack under a tick) are asked about again on the next
 // call. A slack of 0 or less gives Next exactly, and so does a deadline
 // alone in its list, or Next in a coarser level (a cascade's instant): a
-// lone deadline waits for nobody.
+// lone deadline waits for nobody. So does a backlog (backlog.go): while
+// one waits, Wake is Next, its first deadline's At.
 //
 // Its cost is Next's and O(1) besides: the list's head and the head's
 // successor, never a walk, so a burst of pushes costs no more per call.
