@@ -89,7 +89,7 @@ func (w *Wheel) leave(t []int32) {
 		} else {
 			w.slab.at(w.backlogTail).next = i
 		}
-		w.backlogTail = i
+		w.backlogTail, w.backlogLen = i, w.backlogLen+1
 		e.setBucket(bucketBacklog)
 	}
 }

@@ -45,6 +45,13 @@ func checkInvariants(t *testing.T, w *Wheel) {
 			}
 		}
 	}
+	inBacklog := 0
+	for i := w.heads[bucketBacklog]; i != nilIdx; i = w.slab.at(i).next {
+		inBacklog++
+	}
+	if inBacklog != w.backlogLen {
+		t.Fatalf("backlog of %d entries, its length kept as %d", inBacklog, w.backlogLen)
+	}
 	if (w.heads[bucketBacklog] == nilIdx) != (w.backlogTail == nilIdx) ||
 		w.backlogTail != nilIdx && w.slab.at(w.backlogTail).next != nilIdx {
 		t.Fatalf("backlog head %d, tail %d", w.heads[bucketBacklog], w.backlogTail)

@@ -120,6 +120,9 @@ func (w *Wheel) unlink(e *entry) {
 	} else if b == bucketBacklog {
 		w.backlogTail = e.prev
 	}
+	if b == bucketBacklog {
+		w.backlogLen--
+	}
 	if w.heads[b] == nilIdx && b < nBuckets {
 		w.emptied(b)
 	}

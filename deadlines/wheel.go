@@ -19,6 +19,7 @@ type Wheel struct {
 
 	heads           [nBuckets + 2]int32 // list heads: the level slots, then overdue, then the backlog
 	backlogTail     int32               // the backlog's last entry, or nilIdx (backlog.go)
+	backlogLen      int                 // the backlog's length
 	occupied        [levels]uint64      // a bit per non-empty slot
 	levelMask       uint16              // a bit per level with a non-empty slot
 	overdueUnsorted bool                // the overdue list may be out of At order
