@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 	"github.com/wakewheel/wakewheel"
@@ -42,6 +43,10 @@ type completer struct {
 	retiring map[string]uint64 // key → the last retiring record handed over for it; guarded by mu
 	next     uint64            // sequence of the next record handed over; loop only
 	done     chan struct{}
+	// waiting: room found the queue full; the writer calls wake when it
+	// takes the next record.
+	waiting atomic.Bool
+	wake    func()
 }
 
 type completion struct {
@@ -51,13 +56,17 @@ type completion struct {
 	fire wakewheel.Fire
 }
 
-// completerQueue bounds the records handed over and not yet written: past
-// it the loop waits for the writer, as it did for every record before.
+// completerQueue bounds the records handed over and not yet written. The
+// Runner starts a run only while there is room for its record (room), so
+// the loop does not wait for the writer when the store throttles writes:
+// the runs wait in the queue instead, and the loop goes on answering.
 const completerQueue = 256
 
-func newCompleter(store Store, log zerolog.Logger) *completer {
+// newCompleter starts the writer; wake is called when it takes a record
+// after room said there was none (the loop's sleeper's Wake).
+func newCompleter(store Store, log zerolog.Logger, wake func()) *completer {
 	c := &completer{store: store, log: log, recs: make(chan completion, completerQueue),
-		retiring: map[string]uint64{}, done: make(chan struct{})}
+		retiring: map[string]uint64{}, done: make(chan struct{}), wake: wake}
 	c.written.L = &c.mu
 	go c.run()
 	return c
@@ -72,6 +81,19 @@ func (c *completer) complete(key string, keep bool, f wakewheel.Fire) {
 		c.mu.Unlock()
 	}
 	c.recs <- completion{seq: c.next, key: key, keep: keep, fire: f}
+}
+
+// room reports whether a record can be handed over now without waiting
+// for the writer (the loop's side, before it starts a run). When it
+// cannot, the writer calls wake once it has taken a record. It looks
+// again after saying so, since the writer may have taken one meanwhile
+// without seeing it.
+func (c *completer) room() bool {
+	if len(c.recs) < cap(c.recs) {
+		return true
+	}
+	c.waiting.Store(true)
+	return len(c.recs) < cap(c.recs)
 }
 
 // settle returns once no record that retires key is in flight (the loop's
@@ -96,6 +118,9 @@ func (c *completer) close() {
 func (c *completer) run() {
 	defer close(c.done)
 	for r := range c.recs {
+		if c.waiting.Swap(false) {
+			c.wake()
+		}
 		if _, err := c.store.Complete(r.key, r.keep, r.fire); err != nil {
 			c.log.Error().Err(err).Str("key", r.key).Msg("recording a finished action failed; it may run again after a restart")
 		}

@@ -135,3 +135,86 @@ func TestStopWritesEveryRecordHandedOver(t *testing.T) {
 func keyOf(i int) string {
 	return "r/" + string(rune('a'+i/26/26%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26))
 }
+
+// While the store holds its fire records back (LevelDB throttling writes
+// in a long drain), the loop starts no run whose record would have to
+// wait, and goes on answering: a Do returns at once. Once the records are
+// written, every run is.
+func TestLoopAnswersWhileRecordsWait(t *testing.T) {
+	db, err := store.OpenStorage(storage.NewMemStorage(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	const n = 1000
+	held := &heldStore{DB: db, entered: make(chan string, n), gate: make(chan struct{})}
+	eng, err := scheduler.NewEngine(held, scheduler.Options{Logger: zerolog.Nop()}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan struct{}, n)
+	eng.Register("r", func(context.Context, scheduler.Firing) scheduler.Outcome {
+		ran <- struct{}{}
+		return scheduler.Succeeded()
+	})
+	r := scheduler.Start(eng, clock.Real{})
+	released := false
+	t.Cleanup(func() { // on a failure too: the writer must go on for Stop to return
+		if !released {
+			close(held.gate)
+			go func() {
+				for range held.entered {
+				}
+			}()
+			r.Stop()
+		}
+	})
+	now := time.Now()
+	if err := r.Do(context.Background(), func(e *scheduler.Engine, _ time.Time) {
+		for i := range n {
+			if _, err := e.Apply(now, deadlines.Mutation{Op: deadlines.OpPush, Key: keyOf(i), Kind: "r", At: now}); err != nil {
+				t.Error(err)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	<-held.entered // the first record is held; the runs go on until its queue is full
+	deadline := time.Now().Add(5 * time.Second)
+	for len(ran) < 200 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // any run the loop would still start
+	started := len(ran)
+	answered := make(chan error, 1)
+	go func() { // a request taken by a loop stuck on the writer waits with it
+		for range 20 {
+			if err := r.Do(context.Background(), func(*scheduler.Engine, time.Time) {}); err != nil {
+				answered <- err
+				return
+			}
+		}
+		answered <- nil
+	}()
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatalf("a request while the records wait: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the loop did not answer while the records waited")
+	}
+	if started > 300 {
+		t.Fatalf("%d runs started while their records could not be written", started)
+	}
+	released = true
+	close(held.gate)
+	for range n {
+		<-ran
+	}
+	r.Stop()
+	fires, err := db.Fires(0, 0)
+	if err != nil || len(fires) != n {
+		t.Fatalf("%d fires recorded (err %v), want %d", len(fires), err, n)
+	}
+}

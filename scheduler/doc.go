@@ -43,7 +43,9 @@
 //     restart, and no in-flight flag is ever persisted; a Runner writes
 //     these records off its loop, in the order the runs finished, and a
 //     later write of the same key waits for the record that retires it
-//     (completer.go);
+//     (completer.go); a run starts only when its record finds room with
+//     the writer, so a store that throttles its writes never stops the
+//     loop answering;
 //   - after downtime every overdue deadline fires once, in due order, as
 //     the queue makes room: a backlog of a million costs the loop one
 //     ordering at the load and then a few hundred at a turn, never a turn

@@ -41,7 +41,6 @@ type result struct {
 // afterwards. From now on its fire records are written off the loop
 // (completer.go); Stop returns once they are all written.
 func Start(eng *Engine, clk clock.Clock) *Runner {
-	eng.completer = newCompleter(eng.store, eng.log)
 	r := &Runner{
 		eng:   eng,
 		clock: clk,
@@ -50,6 +49,7 @@ func Start(eng *Engine, clk clock.Clock) *Runner {
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
+	eng.completer = newCompleter(eng.store, eng.log, r.sleep.Wake)
 	go r.loop()
 	return r
 }
@@ -121,7 +121,12 @@ func (r *Runner) loop() {
 	for {
 		now := r.clock.Now()
 		r.eng.Due(now)
-		if !busy {
+		// A run starts only when its record will find room with the
+		// completer: a loop that waited for the writer while the store
+		// throttled its writes answered nothing for as long (seconds, in
+		// a drain of a million runs). Until then the run waits in the
+		// queue, and the writer wakes the loop when it has taken a record.
+		if !busy && r.eng.completer.room() {
 			if job, ok := r.eng.NextJob(now); ok {
 				jobs <- job
 				busy = true
