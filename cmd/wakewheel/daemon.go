@@ -177,13 +177,14 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 // from the read-and-build pipeline. It stays relaxed until settle, which
 // the caller runs once the daemon is ready: settle returns the reload's
 // garbage to the system, so the resident memory follows the wheel, not the
-// reload's peak, and then sets the collector to steadyGCPercent, its
-// collections kept at least heapFloor of garbage apart (gcfloor.go),
-// unless GOGC is set. Both happen beside the serving daemon, not on its
-// way to ready: one whole collection of a heap that is mostly the wheel
-// (tens of milliseconds at a million deadlines). Lowering the percent
-// first would start a collection at once, its assists charged to the
-// start-up, and FreeOSMemory would then run a second one.
+// reload's peak, and then paces the collector by steadyGCPercent of the
+// scannable heap, its collections kept at least heapFloor of garbage apart
+// (gcfloor.go), unless GOGC is set. Both happen beside the serving
+// daemon, not on its way to ready: one whole collection of a heap that is
+// mostly the wheel (tens of milliseconds at a million deadlines).
+// Lowering the percent first would start a collection at once, its
+// assists charged to the start-up, and FreeOSMemory would then run a
+// second one.
 func loadEngine(db scheduler.Store, opts scheduler.Options, now time.Time) (eng *scheduler.Engine, settle func(), err error) {
 	steady := debug.SetGCPercent(reloadGCPercent)
 	_, set := os.LookupEnv("GOGC")
@@ -209,12 +210,13 @@ func loadEngine(db scheduler.Store, opts scheduler.Options, now time.Time) (eng 
 const (
 	// reloadGCPercent is GOGC during a reload (see loadEngine).
 	reloadGCPercent = 400
-	// steadyGCPercent is GOGC afterwards: the wheel is most of the live
-	// heap and lives as long as the daemon, so Go's default of 100 let the
-	// heap, and the resident memory, grow to twice the wheel between
-	// collections (186 MB at a million reminders after a few hundred
-	// listing pages); at 50 a collection comes after half the wheel's size
-	// in garbage.
+	// steadyGCPercent is the garbage let grow between two collections
+	// afterwards, as a percent of the scannable heap (gcfloor.go), not of
+	// the whole one: the wheel's pages, most of a large heap, are never
+	// scanned. Before, as GOGC over the whole heap, Go's default of 100
+	// let the heap, and the resident memory, grow to twice the wheel
+	// (186 MB at a million reminders after a few hundred listing pages),
+	// and 50 still let half the wheel's size in garbage.
 	steadyGCPercent = 50
 )
 
