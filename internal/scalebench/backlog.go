@@ -22,7 +22,7 @@ import (
 // and, once drained, its RSS and 200 status calls on the same daemon: the
 // baseline of the latency ratio. Ready is when a status call first got a
 // ready answer, however long the call took.
-func runBacklog(bin, work string, n, rounds int, against string) error {
+func runBacklog(bin, work string, n, rounds int, against string, keep bool) error {
 	vs, err := parseVariants(against)
 	if err != nil {
 		return err
@@ -47,7 +47,9 @@ func runBacklog(bin, work string, n, rounds int, against string) error {
 			if err != nil {
 				return err
 			}
-			os.RemoveAll(home)
+			if !keep { // each daemon's home, its log with it
+				os.RemoveAll(home)
+			}
 			runs[i] = append(runs[i], run)
 			fmt.Printf("round %d %s: %s; load average %s\n", r+1, vs[i].label, run, loadAverage())
 		}

@@ -81,7 +81,7 @@ func measure(bin, only, against string, keep bool, n, posts, probes, rounds, tur
 	case "lateness":
 		return runLateness(bin, work, n, probes, turns, against)
 	case "backlog":
-		return runBacklog(bin, work, n, rounds, against)
+		return runBacklog(bin, work, n, rounds, against, keep)
 	}
 	return run(bin, work, n, posts, probes)
 }
