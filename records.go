@@ -27,3 +27,12 @@ type Fire struct {
 	Fired   time.Time `json:"fired"`   // when the runner handed it to the worker
 	Outcome string    `json:"outcome"` // done, retry, yield, conflict, failure
 }
+
+// Finished is a finished run's record as the scheduler hands it to the
+// store: its Fire, the Key whose deadline it retires, and Keep when that
+// deadline stays (pushed again meanwhile, or rescheduled).
+type Finished struct {
+	Key  string
+	Keep bool
+	Fire Fire
+}

@@ -8,17 +8,20 @@ import (
 	"github.com/wakewheel/wakewheel"
 )
 
-// The fire records of a Runner are written off its loop. Store.Complete is
-// a LevelDB journal write (a syscall, now and then a long one, and a wait
+// The fire records of a Runner are written off its loop. A record is a
+// LevelDB journal write (a syscall, now and then a long one, and a wait
 // for the disk when the store throttles writes); on the loop, every post
 // and every deadline falling due meanwhile waited for it, and a write that
 // outlasts the runtime's check hands the loop's processor away, so that the
 // loop then waits for one again. A Runner's engine hands each record to a
-// completer goroutine instead, which writes them one at a time, in the
-// order the runs finished.
+// completer goroutine instead, which writes them in the order the runs
+// finished: the records waiting when the writer takes one go with it in
+// one batch (up to completerBatch), so a drain of many runs
+// writes the journal once for many records, not once a record, and a
+// lone record is written as soon as it comes.
 //
 // What a crash can do is unchanged. The record and the retirement of the
-// deadline stay one batch (Store.Complete): a run whose record was not
+// deadline stay one batch (Store.CompleteAll): a run whose record was not
 // written when the process died runs again after the restart and records
 // once, as a run interrupted before Finish always did; a run whose record
 // was written does not run again. No record is written twice: each run
@@ -56,11 +59,16 @@ type completion struct {
 	fire wakewheel.Fire
 }
 
-// completerQueue bounds the records handed over and not yet written. The
-// Runner starts a run only while there is room for its record (room), so
-// the loop does not wait for the writer when the store throttles writes:
-// the runs wait in the queue instead, and the loop goes on answering.
-const completerQueue = 256
+// completerQueue and completerBatch bound the records handed over and
+// not yet written: those queued, and those the writer took for its batch.
+// The Runner starts a run only while there is room for its record (room),
+// so the loop does not wait for the writer when the store throttles
+// writes: the runs wait in the queue instead, and the loop goes on
+// answering.
+const (
+	completerQueue = 192
+	completerBatch = 64
+)
 
 // newCompleter starts the writer; wake is called when it takes a record
 // after room said there was none (the loop's sleeper's Wake).
@@ -117,21 +125,36 @@ func (c *completer) close() {
 
 func (c *completer) run() {
 	defer close(c.done)
+	batch := make([]completion, 0, completerBatch)
+	done := make([]wakewheel.Finished, 0, completerBatch)
 	for r := range c.recs {
+		batch = append(batch[:0], r)
+		for len(batch) < completerBatch && len(c.recs) > 0 {
+			batch = append(batch, <-c.recs) // only this goroutine receives
+		}
 		if c.waiting.Swap(false) {
 			c.wake()
 		}
-		if _, err := c.store.Complete(r.key, r.keep, r.fire); err != nil {
-			c.log.Error().Err(err).Str("key", r.key).Msg("recording a finished action failed; it may run again after a restart")
+		done = done[:0]
+		for _, r := range batch {
+			done = append(done, wakewheel.Finished{Key: r.key, Keep: r.keep, Fire: r.fire})
 		}
-		if r.keep {
-			continue
+		if err := c.store.CompleteAll(done); err != nil {
+			c.log.Error().Err(err).Int("records", len(done)).Str("key", done[0].Key).Msg("recording finished actions failed; they may run again after a restart")
 		}
-		c.mu.Lock()
-		if c.retiring[r.key] == r.seq { // no later retiring record of the key
+		c.retired(batch)
+	}
+}
+
+// retired forgets the written records that retired their keys, and wakes
+// the loop's settle calls waiting for them.
+func (c *completer) retired(batch []completion) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range batch {
+		if !r.keep && c.retiring[r.key] == r.seq { // no later retiring record of the key
 			delete(c.retiring, r.key)
 		}
-		c.written.Broadcast()
-		c.mu.Unlock()
 	}
+	c.written.Broadcast()
 }

@@ -19,14 +19,14 @@ import (
 // finished run is still being written for as long as the test holds it.
 type heldStore struct {
 	*store.DB
-	entered chan string   // a record's key, as its write begins
+	entered chan string   // the first record's key of a batch, as its write begins
 	gate    chan struct{} // closed: the records are written
 }
 
-func (s *heldStore) Complete(key string, keep bool, f wakewheel.Fire) (wakewheel.Fire, error) {
-	s.entered <- key
+func (s *heldStore) CompleteAll(done []wakewheel.Finished) error {
+	s.entered <- done[0].Key
 	<-s.gate
-	return s.DB.Complete(key, keep, f)
+	return s.DB.CompleteAll(done)
 }
 
 // A key pushed again while the record retiring its last run is being

@@ -39,7 +39,7 @@
 //     action runs runs once more afterwards (the dirty/processing sets of a
 //     keyed work queue);
 //   - a deadline's store record is retired only when its action finishes
-//     (Store.Complete), so an action interrupted by a crash runs again on
+//     (Store.CompleteAll), so an action interrupted by a crash runs again on
 //     restart, and no in-flight flag is ever persisted; a Runner writes
 //     these records off its loop, in the order the runs finished, and a
 //     later write of the same key waits for the record that retires it

@@ -441,7 +441,7 @@ func (e *Engine) record(job Job, out Outcome, rescheduled bool) {
 		e.completer.complete(d.Key, keep, f)
 		return
 	}
-	if _, err := e.store.Complete(d.Key, keep, f); err != nil {
+	if err := e.store.CompleteAll([]wakewheel.Finished{{Key: d.Key, Keep: keep, Fire: f}}); err != nil {
 		e.log.Error().Err(err).Str("key", d.Key).Msg("recording a finished action failed; it may run again after a restart")
 	}
 }

@@ -23,10 +23,11 @@ type Store interface {
 	// A deadline's Key may be a view of the batch's bytes, good only
 	// during the call: what keeps one copies it.
 	LoadDeadlineBatches(fn func(decode func(fn func(deadlines.Deadline) error) error, expect int) error) error
-	// Complete records a finished run and, unless keep, retires the
-	// deadline's record, in one batch. A Runner calls it from a goroutine
-	// of its own (completer.go), beside the loop's other calls.
-	Complete(key string, keep bool, f wakewheel.Fire) (wakewheel.Fire, error)
+	// CompleteAll records finished runs, in order and in one batch: each
+	// one's fire record and, unless Keep, the retirement of its deadline's
+	// record; on an error, none of them. A Runner calls it from a
+	// goroutine of its own (completer.go), beside the loop's other calls.
+	CompleteAll(done []wakewheel.Finished) error
 	// AddAlert appends to the bounded alert log.
 	AddAlert(a wakewheel.Alert) (wakewheel.Alert, error)
 }

@@ -50,6 +50,7 @@ func runConformance(t *testing.T, newStore func(t *testing.T) opener) {
 		{"ordering against the flusher", testOrderingRace},
 		{"sync path", testSyncPath},
 		{"complete", testComplete},
+		{"complete in one batch", testCompleteAll},
 		{"fires and alerts capped", testCaps},
 		{"reopen after close", testReopenAfterClose},
 		{"reopen after abandon", testReopenAfterAbandon},
@@ -141,6 +142,60 @@ func testComplete(t *testing.T, open opener) {
 	}
 	if len(fires) != 2 || fires[0].Key != "a" || !fires[0].At.Equal(t0) || fires[0].Outcome != "done" || fires[1].Seq != 2 {
 		t.Errorf("Fires = %+v", fires)
+	}
+}
+
+// A batch of records is written as the same records one at a time would
+// be: in order, each its Seq, the history trimmed to its cap across the
+// batch, each retired deadline gone with its written-behind change, each
+// kept one still there.
+func testCompleteAll(t *testing.T, open opener) {
+	db := mustOpen(t, open, Options{FlushInterval: time.Hour, FireCap: 3})
+	for _, k := range []string{"a", "b", "c"} {
+		if err := db.PutDeadlineSync(dl(k, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.PutDeadline(dl("d", 2)) // written behind, not yet flushed
+	done := []wakewheel.Finished{
+		{Key: "a", Fire: wakewheel.Fire{Key: "a", Outcome: "done"}},
+		{Key: "b", Keep: true, Fire: wakewheel.Fire{Key: "b", Outcome: "retry"}},
+		{Key: "c", Fire: wakewheel.Fire{Key: "c", Outcome: "done"}},
+		{Key: "d", Fire: wakewheel.Fire{Key: "d", Outcome: "done"}},
+		{Key: "b", Fire: wakewheel.Fire{Key: "b", Outcome: "done"}},
+	}
+	if err := db.CompleteAll(done); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range done {
+		if d.Fire.Seq != uint64(i+1) {
+			t.Errorf("record %d (%s): seq %d, want %d", i, d.Key, d.Fire.Seq, i+1)
+		}
+	}
+	if err := db.CompleteAll(nil); err != nil {
+		t.Fatalf("an empty batch: %v", err)
+	}
+	if err := db.Flush(); err != nil { // d's dropped change must not come back
+		t.Fatal(err)
+	}
+	if err := db.Abandon(); err != nil {
+		t.Fatal(err)
+	}
+	db = mustOpen(t, open, Options{FlushInterval: time.Hour, FireCap: 3})
+	wantDeadlines(t, db)
+	fires, err := db.Fires(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fires {
+		got = append(got, fmt.Sprint(f.Seq, f.Key, f.Outcome))
+	}
+	if want := []string{"3cdone", "4ddone", "5bdone"}; !slices.Equal(got, want) {
+		t.Errorf("fires after the batch %v, want %v (the last 3, in order)", got, want)
+	}
+	if f, err := db.Complete("e", true, wakewheel.Fire{Key: "e"}); err != nil || f.Seq != 6 {
+		t.Errorf("the next record after the batch: seq %d, %v; want 6", f.Seq, err)
 	}
 }
 

@@ -105,6 +105,7 @@ type DB struct {
 	alertFirst uint64        // guarded by wmu
 	alertNext  uint64        // guarded by wmu
 	flushBatch leveldb.Batch // reused by flushes; guarded by wmu
+	doneBatch  leveldb.Batch // reused by CompleteAll; guarded by wmu
 	flushKey   []byte        // guarded by wmu
 	syncMarks  uint64        // guarded by wmu; the value of v/sync
 	syncBatch  leveldb.Batch // used by the committer goroutine only

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/syndtr/goleveldb/leveldb"
@@ -62,28 +63,60 @@ func appendTrimmed(b *leveldb.Batch, prefix string, first, seq uint64, val []byt
 // deadline and cancels its pending write-behind change. The batch is
 // written at once, unsynced. It returns f with its Seq.
 func (db *DB) Complete(key string, keep bool, f wakewheel.Fire) (wakewheel.Fire, error) {
-	if err := db.gate.enter(); err != nil {
+	done := []wakewheel.Finished{{Key: key, Keep: keep, Fire: f}}
+	if err := db.CompleteAll(done); err != nil {
 		return wakewheel.Fire{}, err
+	}
+	return done[0].Fire, nil
+}
+
+// CompleteAll records finished runs as Complete does, in their order and
+// in one batch: one journal write for all of them. It sets each one's
+// Fire.Seq. On an error none of them is recorded.
+func (db *DB) CompleteAll(done []wakewheel.Finished) error {
+	if len(done) == 0 {
+		return nil
+	}
+	if err := db.gate.enter(); err != nil {
+		return err
 	}
 	defer db.gate.leave()
 	db.wmu.Lock()
 	defer db.wmu.Unlock()
-	f.Seq = db.fireNext
-	val, err := json.Marshal(f)
-	if err != nil {
-		return wakewheel.Fire{}, db.wrap("complete "+key, err)
-	}
-	b := new(leveldb.Batch)
-	first := appendTrimmed(b, firePrefix, db.fireFirst, f.Seq, val, db.opts.FireCap)
-	if !keep {
-		db.wb.dropKey(key)
-		b.Delete(deadlineKey(nil, key))
+	b := &db.doneBatch // a drain's records are a few kilobytes a batch
+	b.Reset()
+	first, seq := db.fireFirst, db.fireNext
+	for i := range done {
+		d := &done[i]
+		d.Fire.Seq = seq
+		val, err := json.Marshal(d.Fire)
+		if err != nil {
+			return db.wrap(completing(done), err)
+		}
+		first = appendTrimmed(b, firePrefix, first, seq, val, db.opts.FireCap)
+		seq++
+		if !d.Keep {
+			b.Delete(deadlineKey(nil, d.Key))
+		}
 	}
 	if err := db.writeLocked(b, false); err != nil {
-		return wakewheel.Fire{}, db.wrap("complete "+key, err)
+		return db.wrap(completing(done), err)
 	}
-	db.fireFirst, db.fireNext = first, f.Seq+1
-	return f, nil
+	for _, d := range done { // after the write: a failed one leaves the changes queued
+		if !d.Keep {
+			db.wb.dropKey(d.Key)
+		}
+	}
+	db.fireFirst, db.fireNext = first, seq
+	return nil
+}
+
+// completing names the records of a failed CompleteAll in its error.
+func completing(done []wakewheel.Finished) string {
+	if len(done) == 1 {
+		return "complete " + done[0].Key
+	}
+	return fmt.Sprintf("complete %s and %d more", done[0].Key, len(done)-1)
 }
 
 // Fires returns up to limit fires with Seq > afterSeq, ascending by Seq.
