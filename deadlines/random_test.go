@@ -131,6 +131,14 @@ func runModelRound(t *testing.T, r *rand.Rand, tick time.Duration, nkeys, ops in
 			if got, want := w.Cancel(key), m.Cancel(key); got != want {
 				t.Fatalf("op %d: Cancel(%s) = %v, model %v", op, key, got, want)
 			}
+		case p < 76:
+			cur := w.cur
+			if !w.compactIf(nkeys, 0) { // built anew: it must answer the same
+				t.Fatalf("op %d: compactIf(%d, 0) with %d pending did not rebuild", op, nkeys, w.Len())
+			}
+			if w.cur != cur {
+				t.Fatalf("op %d: the current tick moved from %d to %d in a rebuild", op, cur, w.cur)
+			}
 		case p < 78:
 			got, gok := w.Get(key)
 			want, mok := m.Get(key)

@@ -87,3 +87,49 @@ func TestBacklogWaitsInTheWheel(t *testing.T) {
 		t.Fatalf("%d pending, %d waiting after the drain", eng.Len(), eng.Waiting())
 	}
 }
+
+// A wheel that held 70,000 deadlines and holds 100 once the rest are
+// cancelled is built anew on the engine's next turn, which says so
+// (Options.Shrunk) once, and the 100 are as they were.
+func TestDueCompactsAWheelLeftSmall(t *testing.T) {
+	db, err := store.OpenStorage(storage.NewMemStorage(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	shrunk := 0
+	eng, err := scheduler.NewEngine(db, scheduler.Options{Logger: zerolog.Nop(), Shrunk: func() { shrunk++ }}, epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Register("k", func(context.Context, scheduler.Firing) scheduler.Outcome { return scheduler.Succeeded() })
+	const n, kept = 70_000, 100
+	for i := range n {
+		if _, err := eng.Apply(epoch, deadlines.Mutation{Op: deadlines.OpPush, Key: fmt.Sprintf("k/%05d", i), Kind: "k", At: epoch.Add(time.Hour + time.Duration(i)*time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng.Due(epoch)
+	for i := kept; i < n; i++ {
+		if _, err := eng.Apply(epoch, deadlines.Mutation{Op: deadlines.OpCancel, Key: fmt.Sprintf("k/%05d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if shrunk != 0 {
+		t.Fatalf("Shrunk called %d times before a turn", shrunk)
+	}
+	eng.Due(epoch)
+	eng.Due(epoch)
+	if shrunk != 1 {
+		t.Fatalf("Shrunk called %d times over two turns with %d of %d left, want once", shrunk, eng.Len(), n)
+	}
+	for i := range kept {
+		d, ok := eng.Get(fmt.Sprintf("k/%05d", i))
+		if !ok || !d.At.Equal(epoch.Add(time.Hour+time.Duration(i)*time.Second)) {
+			t.Fatalf("k/%05d after the rebuild: %+v %v", i, d, ok)
+		}
+	}
+	if eng.Len() != kept {
+		t.Fatalf("Len %d after the rebuild, want %d", eng.Len(), kept)
+	}
+}

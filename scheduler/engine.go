@@ -28,6 +28,11 @@ type Options struct {
 	// deadlines, never the reminders.
 	Indexed []string
 	Logger  zerolog.Logger
+	// Shrunk, when set, is called on the loop after the wheel was built
+	// anew smaller (deadlines.Wheel.Compact, once a large wheel holds few):
+	// what it held is garbage from then on, and the daemon gives it back
+	// to the system off the loop.
+	Shrunk func()
 }
 
 func (o Options) withDefaults() Options {
@@ -317,7 +322,9 @@ func (e *Engine) Stats() Stats {
 // The others stay pending in the wheel, overdue, and move as the queue
 // empties (deadlines.Wheel.AdvanceAtMost): after downtime a million due
 // at once cost the loop one call that orders them, not a second of
-// copies, and the memory of a million queued runs.
+// copies, and the memory of a million queued runs. Once a large wheel
+// holds few, Due has it built anew (deadlines.Wheel.Compact), so that its
+// memory follows what it holds, and calls Options.Shrunk.
 func (e *Engine) Due(now time.Time) int {
 	room := maxWaiting - e.queue.Len()
 	if room <= 0 {
@@ -330,6 +337,12 @@ func (e *Engine) Due(now time.Time) int {
 	}
 	e.stats.Fired += uint64(len(e.due))
 	clear(e.due)
+	if e.wheel.Compact() {
+		e.log.Info().Int("pending", e.wheel.Len()).Msg("the wheel was built anew for the few deadlines left; its memory is given back")
+		if e.opts.Shrunk != nil {
+			e.opts.Shrunk()
+		}
+	}
 	return len(e.due)
 }
 

@@ -106,6 +106,7 @@ func runDaemon(ctx context.Context, cfg configs.Config, opts configs.LoadOptions
 		ActionTimeout: cfg.Engine.ActionTimeout,
 		Indexed:       indexedKinds(),
 		Logger:        log,
+		Shrunk:        giveBackMemory,
 	}, started)
 	if ctx.Err() != nil { // SIGTERM while loading: nothing was served, the load only read
 		shutdown()

@@ -69,3 +69,10 @@ func sampled(s metrics.Sample) uint64 {
 	}
 	return s.Value.Uint64()
 }
+
+// giveBackMemory returns the heap's free memory to the system, off the
+// loop that calls it (scheduler.Options.Shrunk): once the wheel was built
+// anew smaller, its old pages and tables, tens of megabytes after a drain
+// of a million, would wait for the next collection, which a daemon that
+// has gone idle may not run for minutes, and then for the scavenger.
+func giveBackMemory() { go debug.FreeOSMemory() }
