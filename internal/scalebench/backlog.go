@@ -20,8 +20,8 @@ import (
 // restart to ready, status asked every 5 ms until nothing is pending or
 // waiting (its latency, and the drain's length), the daemon's peak RSS,
 // and, once drained, its RSS and 200 status calls on the same daemon: the
-// baseline of the latency ratio. Ready is when a status call first got a
-// ready answer, however long the call took.
+// baseline of the latency ratio; then its RSS again. Ready is when a
+// status call first got a ready answer, however long the call took.
 func runBacklog(bin, work string, n, rounds int, against string, keep bool) error {
 	vs, err := parseVariants(against)
 	if err != nil {
@@ -55,22 +55,22 @@ func runBacklog(bin, work string, n, rounds int, against string, keep bool) erro
 		}
 	}
 	fmt.Println()
-	fmt.Println("| daemon | ready | drained | status during the drain p50 / p99 / max | calls over 1 s | idle after p50 / p99 | p99 ÷ idle p99 | RSS drained / peak | daemon CPU |")
+	fmt.Println("| daemon | ready | drained | status during the drain p50 / p99 / max | calls over 1 s | idle after p50 / p99 | p99 ÷ idle p99 | RSS drained / after the idle calls / peak | daemon CPU |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for i, v := range vs {
 		var ready, drained, p50, p99, mx, i50, i99, cpu []time.Duration
-		var slow, rss, hwm []int64
+		var slow, rss, later, hwm []int64
 		var ratios []float64
 		for _, r := range runs[i] {
 			ready, drained, cpu = append(ready, r.ready), append(drained, r.drained), append(cpu, r.cpu)
 			p50, p99, mx = append(p50, r.during.p50), append(p99, r.during.p99), append(mx, r.during.max)
 			i50, i99 = append(i50, r.idle.p50), append(i99, r.idle.p99)
-			slow, rss, hwm = append(slow, int64(r.slow)), append(rss, r.rss), append(hwm, r.hwm)
+			slow, rss, later, hwm = append(slow, int64(r.slow)), append(rss, r.rss), append(later, r.later), append(hwm, r.hwm)
 			ratios = append(ratios, ratio(r.during.p99, r.idle.p99))
 		}
-		fmt.Printf("| %s | %v | %v | %v / %v / %v | %d | %v / %v | %.1f | %.1f / %.1f MB | %v |\n", v.label,
+		fmt.Printf("| %s | %v | %v | %v / %v / %v | %d | %v / %v | %.1f | %.1f / %.1f / %.1f MB | %v |\n", v.label,
 			ms(median(ready)), ms(median(drained)), us(median(p50)), us(median(p99)), us(median(mx)),
-			medianInt(slow), us(median(i50)), us(median(i99)), medianFloat(ratios), mb(medianInt(rss)), mb(medianInt(hwm)), ms(median(cpu)))
+			medianInt(slow), us(median(i50)), us(median(i99)), medianFloat(ratios), mb(medianInt(rss)), mb(medianInt(later)), mb(medianInt(hwm)), ms(median(cpu)))
 	}
 	return nil
 }
@@ -80,13 +80,13 @@ type backlogRun struct {
 	ready, drained, cpu time.Duration
 	during, idle        dist
 	slow, calls         int
-	rss, hwm            int64
+	rss, later, hwm     int64 // later: after the idle status calls
 }
 
 func (r backlogRun) String() string {
-	return fmt.Sprintf("ready %v, drained at %v; status %d calls, p50 %v p99 %v max %v, %d over 1 s; idle after p50 %v p99 %v; RSS drained %.1f MB, peak %.1f MB; CPU %v",
+	return fmt.Sprintf("ready %v, drained at %v; status %d calls, p50 %v p99 %v max %v, %d over 1 s; idle after p50 %v p99 %v; RSS drained %.1f MB, after the idle calls %.1f MB, peak %.1f MB; CPU %v",
 		ms(r.ready), ms(r.drained), r.calls, us(r.during.p50), us(r.during.p99), us(r.during.max), r.slow,
-		us(r.idle.p50), us(r.idle.p99), mb(r.rss), mb(r.hwm), ms(r.cpu))
+		us(r.idle.p50), us(r.idle.p99), mb(r.rss), mb(r.later), mb(r.hwm), ms(r.cpu))
 }
 
 // drainBacklog starts v on home's store and times status until the
@@ -134,6 +134,7 @@ func drainBacklog(v variant, home string) (backlogRun, error) {
 		lat = append(lat, time.Since(t))
 	}
 	run.idle = distOf(lat)
+	run.later = d.rss().rss
 	return run, nil
 }
 
