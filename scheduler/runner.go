@@ -97,8 +97,12 @@ func (r *Runner) Stop() {
 func (r *Runner) loop() {
 	defer close(r.done)
 	defer r.eng.completer.close() // after the last Finish below
-	jobs := make(chan Job)
-	results := make(chan result, 1) // one job runs at a time
+	// One job runs at a time (busy). The loop hands it over without
+	// waiting for the worker to take it: a loop blocked on that hand-off
+	// was readied onto the worker's processor once taken, and waited
+	// there behind the whole run, with the requests that came meanwhile.
+	jobs := make(chan Job, 1)
+	results := make(chan result, 1)
 
 	workerCtx, cancelWorker := context.WithCancel(context.Background())
 	defer cancelWorker()
