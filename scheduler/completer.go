@@ -16,9 +16,9 @@ import (
 // loop then waits for one again. A Runner's engine hands each record to a
 // completer goroutine instead, which writes them in the order the runs
 // finished: the records waiting when the writer takes one go with it in
-// one batch (up to completerBatch), so a drain of many runs
-// writes the journal once for many records, not once a record, and a
-// lone record is written as soon as it comes.
+// one batch (up to completerBatch), so a drain of many runs writes the
+// journal once for many records, not once a record, and a lone record is
+// written as soon as it comes.
 //
 // What a crash can do is unchanged. The record and the retirement of the
 // deadline stay one batch (Store.CompleteAll): a run whose record was not
@@ -53,10 +53,8 @@ type completer struct {
 }
 
 type completion struct {
-	seq  uint64
-	key  string
-	keep bool
-	fire wakewheel.Fire
+	seq uint64
+	wakewheel.Finished
 }
 
 // completerQueue and completerBatch bound the records handed over and
@@ -88,7 +86,7 @@ func (c *completer) complete(key string, keep bool, f wakewheel.Fire) {
 		c.retiring[key] = c.next
 		c.mu.Unlock()
 	}
-	c.recs <- completion{seq: c.next, key: key, keep: keep, fire: f}
+	c.recs <- completion{seq: c.next, Finished: wakewheel.Finished{Key: key, Keep: keep, Fire: f}}
 }
 
 // room reports whether a record can be handed over now without waiting
@@ -137,7 +135,7 @@ func (c *completer) run() {
 		}
 		done = done[:0]
 		for _, r := range batch {
-			done = append(done, wakewheel.Finished{Key: r.key, Keep: r.keep, Fire: r.fire})
+			done = append(done, r.Finished)
 		}
 		if err := c.store.CompleteAll(done); err != nil {
 			c.log.Error().Err(err).Int("records", len(done)).Str("key", done[0].Key).Msg("recording finished actions failed; they may run again after a restart")
@@ -152,8 +150,8 @@ func (c *completer) retired(batch []completion) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range batch {
-		if !r.keep && c.retiring[r.key] == r.seq { // no later retiring record of the key
-			delete(c.retiring, r.key)
+		if !r.Keep && c.retiring[r.Key] == r.seq { // no later retiring record of the key
+			delete(c.retiring, r.Key)
 		}
 	}
 	c.written.Broadcast()
