@@ -10,9 +10,9 @@ import "time"
 // small in a large slab, so that its memory follows what it holds again.
 //
 // The rebuild costs O(Len) on its owner's goroutine, so it is done only
-// while Len is at most compactMax: about half a millisecond, once for a shrink
-// of at least compactRoom entries. A wheel that stays larger than that
-// keeps its memory until it is.
+// while Len is at most compactMax: about half a millisecond, once for a
+// shrink of at least compactRoom entries. A wheel that stays larger than
+// that keeps its memory until it is smaller.
 const (
 	compactMax  = 4096
 	compactRoom = 1 << 16 // 4 MiB of slab pages
